@@ -1,0 +1,196 @@
+"""The capture data model: plain pydantic data, no I/O.
+
+A capture is a list of exchanges. Each exchange holds a request, usually a response, and
+the notes a person or the recorder wrote around them. Bodies are kept as exact bytes; the
+SSE events of a stream are parsed from the response body on demand, so the body stays the
+one source of truth and a write-then-read cycle cannot drift.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import cached_property
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from a2a_capture.capture import sse
+
+CUT_MARK = "…"
+_CUT_BYTES = CUT_MARK.encode()
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", ignored_types=(cached_property,))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal data, whatever was cached or where it was read from."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Message(_Model):
+    """What a request and a response share: ordered headers (case kept) and a body."""
+
+    headers: list[tuple[str, str]] = Field(default_factory=list)
+    body: bytes = b""
+    http_version: str = "1.1"
+    #: positions in ``headers`` before which a documentation capture had a `…` line.
+    head_cuts: list[int] = Field(default_factory=list)
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        """The first value of a header, looked up without regard to case."""
+        wanted = name.lower()
+        for key, value in self.headers:
+            if key.lower() == wanted:
+                return value
+        return default
+
+    def header_values(self, name: str) -> list[str]:
+        wanted = name.lower()
+        return [value for key, value in self.headers if key.lower() == wanted]
+
+    @property
+    def content_type(self) -> str:
+        """The media type alone, lower case, without parameters."""
+        value = self.header("content-type") or ""
+        return value.split(";", 1)[0].strip().lower()
+
+    @property
+    def cut(self) -> bool:
+        """True when a documentation capture left something out of this message (`…`)."""
+        if self.head_cuts or _CUT_BYTES in self.body:
+            return True
+        return any(CUT_MARK in key or CUT_MARK in value for key, value in self.headers)
+
+
+class Request(Message):
+    method: str
+    target: str
+
+    @property
+    def cut(self) -> bool:
+        return CUT_MARK in self.target or super().cut
+
+
+class Response(Message):
+    status: int
+    reason: str = ""
+    #: arrival time of each SSE event, seconds after the exchange started; None where unknown.
+    event_times: list[float | None] = Field(default_factory=list)
+    #: notes written just before the SSE event with that index.
+    event_notes: dict[int, list[str]] = Field(default_factory=dict)
+
+    @property
+    def is_event_stream(self) -> bool:
+        return self.content_type == "text/event-stream"
+
+    @cached_property
+    def events(self) -> list[sse.Event]:
+        """The SSE events of the body, with arrival times and notes; empty for non-streams."""
+        if not self.is_event_stream:
+            return []
+        return sse.with_context(sse.parse(self.body), self.event_times, self.event_notes)
+
+
+class ExchangeMeta(_Model):
+    """Recorded-capture facts about an exchange, kept as written so they round-trip."""
+
+    start: str | None = None
+    end: str | None = None
+    client: str | None = None
+    server: str | None = None
+    #: what redaction removed from this exchange (header names, JSON paths).
+    redacted: list[str] = Field(default_factory=list)
+    #: any other `#@ key: value` lines, in order, for tools newer than this one.
+    extra: list[tuple[str, str]] = Field(default_factory=list)
+
+    @property
+    def started_at(self) -> datetime | None:
+        return _parse_time(self.start)
+
+    @property
+    def ended_at(self) -> datetime | None:
+        return _parse_time(self.end)
+
+    @property
+    def duration(self) -> float | None:
+        """Seconds from request start to response end, where both are known."""
+        if self.started_at and self.ended_at:
+            return (self.ended_at - self.started_at).total_seconds()
+        return None
+
+    def is_empty(self) -> bool:
+        return self == ExchangeMeta()
+
+
+class Exchange(_Model):
+    """One numbered block: `### N · title` or `### webhook N · title`."""
+
+    number: int
+    title: str = ""
+    webhook: bool = False
+    #: `# ` lines between the block header and the request.
+    notes: list[str] = Field(default_factory=list)
+    request: Request
+    #: `# ` lines between the request and the response.
+    response_notes: list[str] = Field(default_factory=list)
+    response: Response | None = None
+    #: SSE frames of an earlier exchange's stream that the file shows after this response,
+    #: as the kit does when a stream goes on while another exchange happens.
+    late_stream: int | None = None
+    late_body: bytes = b""
+    late_event_notes: dict[int, list[str]] = Field(default_factory=dict)
+    #: `# ` lines after everything else in the block.
+    trailing_notes: list[str] = Field(default_factory=list)
+    meta: ExchangeMeta = Field(default_factory=ExchangeMeta)
+    #: where the block starts in its file (1-based line), when it was read from one.
+    line: int | None = Field(default=None, exclude=True)
+
+    @property
+    def label(self) -> str:
+        return f"webhook {self.number}" if self.webhook else str(self.number)
+
+    @property
+    def cut(self) -> bool:
+        return self.request.cut or bool(self.response and self.response.cut)
+
+    @cached_property
+    def late_events(self) -> list[sse.Event]:
+        """The frames this block shows for the stream of exchange ``late_stream``."""
+        return sse.with_context(sse.parse(self.late_body), [], self.late_event_notes)
+
+
+class Capture(_Model):
+    """A whole capture file."""
+
+    #: `# ` lines before the first block.
+    notes: list[str] = Field(default_factory=list)
+    #: `#@ key: value` lines before the first block (format version, recorder settings).
+    meta: list[tuple[str, str]] = Field(default_factory=list)
+    exchanges: list[Exchange] = Field(default_factory=list)
+    #: the line ending the file uses for its own structure.
+    newline: str = "\n"
+
+    def stream_events(self, number: int) -> list[sse.Event]:
+        """Every event of exchange ``number``'s stream, including frames shown later."""
+        events: list[sse.Event] = []
+        for exchange in self.exchanges:
+            if exchange.webhook:
+                continue
+            if exchange.number == number and exchange.response is not None:
+                events.extend(exchange.response.events)
+            if exchange.late_stream == number:
+                events.extend(exchange.late_events)
+        return events
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None

@@ -1,0 +1,534 @@
+"""Read capture files into exchanges, one block at a time.
+
+The reader walks the file through a sliding buffer, so memory follows the largest exchange,
+not the file. Each body is framed first (by a `#@ …-body` length, by `Content-Length`, or by
+the layout a documentation capture uses), then h11 parses the head and body. Anything that
+breaks the format raises one `CaptureFormatError` naming the file, line and column.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import os
+import re
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from a2a_capture.capture import http11, syntax
+from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
+from a2a_capture.errors import CaptureFormatError
+
+_CHUNK = 1 << 20
+_Framing = tuple[int, bool, int]  # size, base64, line of the pragma
+_BASE64_LINE = 76
+_META_KEYS = ("start", "end", "client", "server")
+_LATE_FRAMES = re.compile(syntax._FRAME_START)
+
+
+class _Source:
+    """A buffered byte source that knows the line number of its position."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.buf = b""
+        self.pos = 0
+        self.line = 1
+        self.eof = False
+
+    def fill(self) -> bool:
+        """Read one more chunk; False at the end of the file."""
+        if self.eof:
+            return False
+        chunk = self.stream.read(_CHUNK)
+        if not chunk:
+            self.eof = True
+            return False
+        if self.pos > _CHUNK:
+            self.buf = self.buf[self.pos:]
+            self.pos = 0
+        self.buf += chunk
+        return True
+
+    def peek_line(self) -> bytes:
+        """The next line with its line end; b"" at the end of the file."""
+        while True:
+            end = self.buf.find(b"\n", self.pos)
+            if end >= 0:
+                return self.buf[self.pos:end + 1]
+            if not self.fill():
+                return self.buf[self.pos:]
+
+    def next_line(self) -> bytes:
+        line = self.peek_line()
+        self.skip(len(line))
+        return line
+
+    def skip(self, size: int) -> None:
+        self.line += self.buf.count(b"\n", self.pos, self.pos + size)
+        self.pos += size
+
+    def take(self, size: int) -> bytes | None:
+        """Exactly ``size`` bytes, or None if the file ends first."""
+        while len(self.buf) - self.pos < size:
+            if not self.fill():
+                return None
+        data = self.buf[self.pos:self.pos + size]
+        self.skip(size)
+        return data
+
+    def search(self, pattern: re.Pattern[bytes]) -> re.Match[bytes] | None:
+        """The first match from the position on, reading on until found or at the end."""
+        offset = 0  # where to search from, relative to the position (the buffer may move)
+        while True:
+            match = pattern.search(self.buf, self.pos + offset)
+            if match is not None:
+                # the line after the match must be whole to be sure of what it is
+                if self.eof or self.buf.find(b"\n", match.end()) >= 0:
+                    return match
+                offset = match.start() - self.pos
+            else:
+                offset = max(0, len(self.buf) - self.pos - 64)
+            if not self.fill():
+                return pattern.search(self.buf, self.pos + offset)
+
+    def at_end(self) -> bool:
+        return self.peek_line() == b""
+
+
+class _Preamble:
+    """What stands between a block header and its request."""
+
+    def __init__(self) -> None:
+        self.meta = ExchangeMeta()
+        self.framing: dict[str, _Framing] = {}
+        self.times: list[float | None] = []
+        self.notes: list[str] = []
+
+
+class CaptureReader:
+    """Iterate over the exchanges of one capture file.
+
+    The file-level notes, pragmas and line ending are read when the reader is made, so
+    they are known before the first exchange is.
+    """
+
+    def __init__(self, stream: BinaryIO, path: str | None = None) -> None:
+        self.path = path
+        self._source = _Source(stream)
+        self.notes: list[str] = []
+        self.meta: list[tuple[str, str]] = []
+        self.newline = "\n"
+        self._last_stream: int | None = None
+        self._read_preamble()
+
+    def __iter__(self) -> Iterator[Exchange]:
+        while not self._source.at_end():
+            yield self._read_exchange()
+
+    # -- the file head -----------------------------------------------------------------
+
+    def _read_preamble(self) -> None:
+        source = self._source
+        first = source.peek_line()
+        if first.startswith(b"\xef\xbb\xbf"):
+            source.skip(3)
+            first = source.peek_line()
+        if first.endswith(b"\r\n"):
+            self.newline = "\r\n"
+        while True:
+            line = source.peek_line()
+            text = syntax.strip_eol(line)
+            if line == b"" or syntax.BLOCK_HEADER.match(text):
+                return
+            if syntax.is_blank(line):
+                source.skip(len(line))
+            elif pragma := syntax.PRAGMA.match(text):
+                self.meta.append((_text(pragma.group(1)), _text(pragma.group(2))))
+                source.skip(len(line))
+            elif syntax.is_note(line):
+                self.notes.append(syntax.note_text(line))
+                source.skip(len(line))
+            else:
+                raise self._error("a block header (### N · title) or a # note", found=text)
+
+    # -- one block ---------------------------------------------------------------------
+
+    def _read_exchange(self) -> Exchange:
+        source = self._source
+        start_line = source.line
+        header_line = syntax.strip_eol(source.next_line())
+        header = syntax.BLOCK_HEADER.match(header_line)
+        if header is None:
+            raise self._error("a block header (### N · title)", line=start_line, found=header_line)
+        webhook, number, title = header.groups()
+        preamble = self._read_block_preamble()
+        request = self._read_request(preamble.framing.get("request-body"))
+        response_notes = self._read_notes()
+        response, trailing = None, []
+        line = syntax.strip_eol(source.peek_line())
+        if syntax.STATUS_LINE.match(line):
+            response, trailing = self._read_response(preamble)
+        elif line and not syntax.BLOCK_HEADER.match(line):
+            raise self._error("a status line (HTTP/1.1 200 OK) or the next block", found=line)
+        exchange = Exchange(
+            number=int(number),
+            title=_text(title or b""),
+            webhook=bool(webhook),
+            notes=preamble.notes,
+            request=request,
+            response_notes=response_notes,
+            response=response,
+            trailing_notes=trailing,
+            meta=preamble.meta,
+            line=start_line,
+        )
+        self._read_tail(exchange)
+        if response is not None and response.is_event_stream and not webhook:
+            self._last_stream = exchange.number
+        return exchange
+
+    def _read_block_preamble(self) -> _Preamble:
+        source = self._source
+        values: dict = {"redacted": [], "extra": []}
+        preamble = _Preamble()
+        while True:
+            line = source.peek_line()
+            text = syntax.strip_eol(line)
+            pragma = syntax.PRAGMA.match(text)
+            if pragma:
+                key, value = _text(pragma.group(1)), _text(pragma.group(2)).strip()
+                if key in _META_KEYS:
+                    values[key] = value
+                elif key == "redacted":
+                    values["redacted"].extend(v.strip() for v in value.split(",") if v.strip())
+                elif key in ("request-body", "response-body"):
+                    preamble.framing[key] = self._body_framing(value)
+                elif key == "event-times":
+                    preamble.times = self._event_times(value)
+                else:
+                    values["extra"].append((key, value))
+            elif syntax.is_note(line):
+                preamble.notes.append(syntax.note_text(line))
+            elif not (syntax.is_blank(line) and line):
+                break
+            source.skip(len(line))
+        preamble.meta = ExchangeMeta(**values)
+        return preamble
+
+    def _body_framing(self, value: str) -> tuple[int, bool, int]:
+        match = syntax.BODY_FRAMING.match(value)
+        if match is None:
+            raise self._error("a body length such as '812 bytes' or '96 bytes base64'",
+                              found=value)
+        return int(match.group(1)), bool(match.group(2)), self._source.line
+
+    def _event_times(self, value: str) -> list[float | None]:
+        times: list[float | None] = []
+        for item in value.split():
+            if item == "-":
+                times.append(None)
+                continue
+            try:
+                times.append(float(item))
+            except ValueError:
+                raise self._error("event times in seconds, such as '0.039 0.078'",
+                                  found=item) from None
+        return times
+
+    def _read_notes(self) -> list[str]:
+        notes = []
+        source = self._source
+        while True:
+            line = source.peek_line()
+            if syntax.is_note(line):
+                notes.append(syntax.note_text(line))
+            elif not (syntax.is_blank(line) and line):
+                return notes
+            source.skip(len(line))
+
+    # -- messages ----------------------------------------------------------------------
+
+    def _read_head(self, what: str) -> tuple[list[bytes], int]:
+        source = self._source
+        first_line = source.line
+        lines = []
+        while True:
+            line = source.next_line()
+            if syntax.is_blank(line):
+                break
+            lines.append(syntax.strip_eol(line))
+        if not lines:
+            raise self._error(what, line=first_line, found="the end of the file")
+        return lines, first_line
+
+    def _read_request(self, framing: _Framing | None) -> Request:
+        lines, first_line = self._read_head("a request line (METHOD target HTTP/1.1)")
+        body, _ = self._read_body(lines, framing, syntax.REQUEST_BODY_EMPTY, syntax.REQUEST_BODY_END)
+        return http11.parse_request(lines, body, self._head_failure(first_line))
+
+    def _read_response(self, preamble: _Preamble) -> tuple[Response, list[str]]:
+        """The response, and the notes a stream shows after its last frame."""
+        framing = preamble.framing.get("response-body")
+        lines, first_line = self._read_head("a status line (HTTP/1.1 200 OK)")
+        stream = _is_event_stream(lines)
+        if stream:
+            empty, end = syntax.STREAM_BODY_EMPTY, syntax.STREAM_BODY_END
+        elif self._last_stream is not None:
+            empty, end = syntax.RESPONSE_BODY_EMPTY_BEFORE_FRAMES, syntax.RESPONSE_BODY_END_BEFORE_FRAMES
+        else:
+            empty, end = syntax.RESPONSE_BODY_EMPTY, syntax.RESPONSE_BODY_END
+        body, exact = self._read_body(lines, framing, empty, end)
+        notes: dict[int, list[str]] = {}
+        trailing: list[str] = []
+        if stream and not exact:
+            body, notes, trailing = _split_notes(body)
+        response = http11.parse_response(lines, body, self._head_failure(first_line))
+        response.event_times = preamble.times
+        response.event_notes = notes
+        return response, trailing
+
+    def _read_body(self, head: list[bytes], framing: _Framing | None, empty: re.Pattern,
+                   end: re.Pattern) -> tuple[bytes, bool]:
+        """The body bytes, and whether a length framed them exactly."""
+        source = self._source
+        if framing is not None:
+            return self._read_framed(framing), True
+        length = _content_length(head)
+        if length is not None:
+            mark = (source.pos, source.line)
+            body = source.take(length)
+            if body is not None and self._at_body_end():
+                return body, True
+            source.pos, source.line = mark  # a documentation capture with a stale length
+        line = source.peek_line()
+        if line == b"" or empty.match(line):
+            return b"", False
+        match = source.search(end)
+        if match is None:
+            body = syntax.TRAILING_LINE_ENDS.sub(b"", source.buf[source.pos:])
+            source.skip(len(source.buf) - source.pos)
+        else:
+            body = source.buf[source.pos:match.start()]
+            source.skip(match.end() - source.pos)
+        if self.newline == "\r\n" and body.endswith(b"\r"):
+            body = body[:-1]
+        return body, False
+
+    def _read_framed(self, framing: _Framing) -> bytes:
+        size, encoded, pragma_line = framing
+        source = self._source
+        start_line = source.line
+        if encoded:
+            text_size = 4 * ((size + 2) // 3)
+            lines = []
+            for _ in range((text_size + _BASE64_LINE - 1) // _BASE64_LINE):
+                line = source.next_line()
+                if line == b"":
+                    break
+                lines.append(syntax.strip_eol(line))
+            try:
+                body = base64.b64decode(b"".join(lines), validate=True)
+            except binascii.Error:
+                raise self._error("base64 lines for the body", line=start_line,
+                                  found="characters that are not base64") from None
+            if len(body) != size:
+                raise self._error(f"{size} bytes of base64 body (line {pragma_line})",
+                                  line=start_line, found=f"{len(body)} bytes")
+            self._expect_blank()
+            return body
+        body = source.take(size)
+        if body is None:
+            available = len(source.buf) - source.pos
+            raise self._error(f"{size} bytes of body (line {pragma_line})", line=start_line,
+                              found=f"the end of the file after {available} bytes")
+        if not self._at_body_end():
+            raise self._error(f"a blank line after the {size}-byte body (line {pragma_line})",
+                              found=syntax.strip_eol(source.peek_line()))
+        return body
+
+    def _at_body_end(self) -> bool:
+        """After an exactly framed body: a line end, then a blank line or the end of file."""
+        source = self._source
+        line = source.peek_line()
+        if line == b"":
+            return True
+        if not syntax.is_blank(line):
+            return False
+        source.skip(len(line))
+        nxt = source.peek_line()
+        if nxt == b"":
+            return True
+        if syntax.is_blank(nxt):
+            source.skip(len(nxt))
+            return True
+        return False
+
+    def _expect_blank(self) -> None:
+        line = self._source.peek_line()
+        if line and not syntax.is_blank(line):
+            raise self._error("a blank line after the body", found=syntax.strip_eol(line))
+        self._source.skip(len(line))
+
+    # -- after the response ------------------------------------------------------------
+
+    def _read_tail(self, exchange: Exchange) -> None:
+        """Notes, and frames of an earlier stream, up to the next block."""
+        source = self._source
+        line = source.peek_line()
+        if line == b"" or syntax.BLOCK_HEADER.match(syntax.strip_eol(line)):
+            return
+        if not (_LATE_FRAMES.match(line) or syntax.is_note(line)):
+            raise self._error("a # note, SSE frames or the next block (### N · title)",
+                              found=syntax.strip_eol(line))
+        first_line = source.line
+        match = source.search(syntax.STREAM_BODY_END)
+        if match is None:
+            region = syntax.TRAILING_LINE_ENDS.sub(b"", source.buf[source.pos:])
+            source.skip(len(source.buf) - source.pos)
+        else:
+            region = source.buf[source.pos:match.start()]
+            source.skip(match.end() - source.pos)
+        frames, notes, after = _split_notes(region)
+        if not frames.strip():
+            exchange.trailing_notes += [note for group in notes.values() for note in group] + after
+            return
+        self._check_frames(region, first_line)
+        if self._last_stream is None:
+            raise self._error("the next block: these SSE frames follow a response, but no "
+                              "earlier exchange is an event stream", line=first_line)
+        exchange.late_stream = self._last_stream
+        exchange.late_body = frames
+        exchange.late_event_notes = notes
+        exchange.trailing_notes += after
+
+    def _check_frames(self, region: bytes, first_line: int) -> None:
+        for offset, line in enumerate(region.split(b"\n")):
+            line = line.rstrip(b"\r")
+            if line and not (syntax.is_note(line) or _LATE_FRAMES.match(line)):
+                raise self._error("SSE frames (data: …), # notes or the next block",
+                                  line=first_line + offset, found=line)
+
+    # -- errors ------------------------------------------------------------------------
+
+    def _error(self, expected: str, *, line: int | None = None, found=None) -> CaptureFormatError:
+        if isinstance(found, bytes):
+            found = repr(found.decode("utf-8", "replace")[:60])
+        return CaptureFormatError(expected, path=self.path,
+                                  line=self._source.line if line is None else line, found=found)
+
+    def _head_failure(self, first_line: int):
+        def fail(expected: str, offset: int, found: str | None) -> CaptureFormatError:
+            return CaptureFormatError(expected, path=self.path, line=first_line + offset, found=found)
+        return fail
+
+
+def _split_notes(region: bytes) -> tuple[bytes, dict[int, list[str]], list[str]]:
+    """Take `# ` paragraphs out of a run of SSE frames.
+
+    Returns the frames' bytes, the notes by the index of the frame they precede, and the
+    notes after the last frame.
+    """
+    if b"#" not in region:
+        return region, {}, []
+    kept: list[bytes] = []
+    notes: dict[int, list[str]] = {}
+    pending: list[str] = []
+    frames = 0
+    in_frame = False
+    skipping_blank = False
+    for line in io.BytesIO(region):
+        if syntax.is_blank(line):
+            if in_frame:
+                frames += 1
+                in_frame = False
+                kept.append(line)
+            elif not skipping_blank:
+                kept.append(line)
+            skipping_blank = False
+            continue
+        if not in_frame and syntax.is_note(line):
+            pending.append(syntax.note_text(line))
+            skipping_blank = True
+            continue
+        if pending:
+            notes.setdefault(frames, []).extend(pending)
+            pending = []
+        in_frame = True
+        skipping_blank = False
+        kept.append(line)
+    body = b"".join(kept)
+    if pending:
+        body = syntax.TRAILING_LINE_ENDS.sub(b"", body)
+    return body, notes, pending
+
+
+def _is_event_stream(head: list[bytes]) -> bool:
+    for line in head[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-type":
+            return value.split(b";")[0].strip().lower() == b"text/event-stream"
+    return False
+
+
+def _content_length(head: list[bytes]) -> int | None:
+    length = None
+    for line in head[1:]:
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"transfer-encoding":
+            return None
+        if name == b"content-length" and value.strip().isdigit():
+            length = int(value.strip())
+    return length
+
+
+def _has_length(head: list[bytes], body: bytes) -> bool:
+    return _content_length(head) == len(body)
+
+
+def _text(value: bytes) -> str:
+    return value.decode("utf-8", "surrogateescape")
+
+
+# -- public entry points -------------------------------------------------------------------
+
+def open_capture(source: str | os.PathLike | BinaryIO) -> CaptureReader:
+    """A streaming reader over a path or a binary file object."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        try:
+            stream = open(path, "rb")  # noqa: SIM115 - closed with the generator's owner
+        except OSError as error:
+            raise CaptureFormatError("a readable capture file", path=path,
+                                     found=error.strerror or str(error)) from None
+        return CaptureReader(stream, path)
+    return CaptureReader(source, getattr(source, "name", None))
+
+
+def iter_exchanges(source: str | os.PathLike | BinaryIO) -> Iterator[Exchange]:
+    """Stream the exchanges of a capture without holding the file in memory."""
+    reader = open_capture(source)
+    try:
+        yield from reader
+    finally:
+        if isinstance(source, (str, os.PathLike)):
+            reader._source.stream.close()
+
+
+def read_capture(source: str | os.PathLike | BinaryIO) -> Capture:
+    """Read a whole capture into memory."""
+    reader = open_capture(source)
+    try:
+        exchanges = list(reader)
+    finally:
+        if isinstance(source, (str, os.PathLike)):
+            reader._source.stream.close()
+    return Capture(notes=reader.notes, meta=reader.meta, exchanges=exchanges, newline=reader.newline)
+
+
+def read_capture_bytes(data: bytes, path: str | None = None) -> Capture:
+    stream = io.BytesIO(data)
+    stream.name = path  # type: ignore[attr-defined]
+    return read_capture(stream)

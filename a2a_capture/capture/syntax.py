@@ -1,0 +1,76 @@
+"""The line grammar of a capture file, shared by the reader and the writer.
+
+Everything that decides where a block, a note or a body starts lives here, so the writer
+can check that what it writes will be read back the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+MIDDLE_DOT = "·"
+
+#: `### 3 · SendMessage` or `### webhook 2 · received by the client`
+BLOCK_HEADER = re.compile(rb"### (?:(webhook) )?(\d+)(?: \xc2\xb7(?: (.*))?)?\Z")
+#: `HTTP/1.1 200 OK` (also `HTTP/2 200`, as people write it)
+STATUS_LINE = re.compile(rb"HTTP/(\d(?:\.\d)?) (\d{3})(?: (.*))?\Z")
+#: `POST /a2a/jsonrpc HTTP/1.1`
+REQUEST_LINE = re.compile(rb"([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP/(\d(?:\.\d)?)\Z")
+#: `#@ start: 2026-11-30T07:40:01.123456Z`
+PRAGMA = re.compile(rb"#@ ?([A-Za-z0-9_.-]+):[ \t]?(.*)\Z")
+#: `#@ response-body: 812 bytes` or `#@ request-body: 96 bytes base64`
+BODY_FRAMING = re.compile(r"(\d+) bytes?(?: (base64))?\Z")
+#: a header line as h11 would take it
+HEADER_LINE = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:")
+
+# What may stand after a blank line and end a body written without a length.
+_HEADER_START = rb"### (?:webhook )?\d+(?: |\r?\n|\Z)"
+_STATUS_START = rb"HTTP/\d(?:\.\d)? \d{3}(?: |\r?\n|\Z)"
+_NOTE_START = rb"#(?: |\r?\n|\Z)"
+_FRAME_START = rb"(?:data|event|id|retry)(?::|\r?\n|\Z)|:"
+
+
+def _ends(*starts: bytes) -> re.Pattern[bytes]:
+    """A line end, then blank lines, then one of the given line starts."""
+    return re.compile(rb"\n(?:\r?\n)+(?=" + b"|".join(starts) + rb")")
+
+
+REQUEST_BODY_END = _ends(_HEADER_START, _STATUS_START, _NOTE_START)
+RESPONSE_BODY_END = _ends(_HEADER_START, _NOTE_START)
+RESPONSE_BODY_END_BEFORE_FRAMES = _ends(_HEADER_START, _NOTE_START, _FRAME_START)
+STREAM_BODY_END = _ends(_HEADER_START)
+
+REQUEST_BODY_EMPTY = re.compile(rb"(?:" + rb"|".join((_HEADER_START, _STATUS_START, _NOTE_START)) + rb")")
+RESPONSE_BODY_EMPTY = re.compile(rb"(?:" + rb"|".join((_HEADER_START, _NOTE_START)) + rb")")
+RESPONSE_BODY_EMPTY_BEFORE_FRAMES = re.compile(
+    rb"(?:" + rb"|".join((_HEADER_START, _NOTE_START, _FRAME_START)) + rb")"
+)
+STREAM_BODY_EMPTY = re.compile(_HEADER_START)
+
+TRAILING_LINE_ENDS = re.compile(rb"(?:\r?\n)+\Z")
+
+
+def is_blank(line: bytes) -> bool:
+    return line in (b"\n", b"\r\n", b"")
+
+
+def strip_eol(line: bytes) -> bytes:
+    if line.endswith(b"\r\n"):
+        return line[:-2]
+    if line.endswith(b"\n"):
+        return line[:-1]
+    return line
+
+
+def is_note(line: bytes) -> bool:
+    """`# text` or a bare `#`; not a block header, not a pragma."""
+    text = strip_eol(line)
+    return text == b"#" or text.startswith(b"# ")
+
+
+def note_text(line: bytes) -> str:
+    return strip_eol(line)[2:].decode("utf-8", "surrogateescape")
+
+
+#: a whole line a documentation capture left out
+CUT_LINE = "…".encode()

@@ -1,0 +1,259 @@
+"""Write captures back out, in the layout the reader understands.
+
+Each body is written the most readable way that still reads back to the same bytes:
+as it is (a documentation capture's layout, or framed by a true `Content-Length`), as is
+with a `#@ …-body: N bytes` length when its lines would otherwise be misread, or as base64
+when it is not text. The writer checks this with the reader's own grammar.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Iterable
+from typing import BinaryIO
+
+from a2a_capture.capture import sse, syntax
+from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Message, Response
+
+_BASE64_LINE = 76
+
+
+class CaptureWriter:
+    """Writes blocks one after another; remembers what the reader will need to know."""
+
+    def __init__(self, newline: str = "\n") -> None:
+        self.nl = newline.encode()
+        self._last_stream: int | None = None
+        self._started = False
+        self._ended_blank = False
+
+    def preamble(self, notes: Iterable[str] = (), meta: Iterable[tuple[str, str]] = ()) -> bytes:
+        lines = [_pragma(key, value) for key, value in meta] + [_note(note) for note in notes]
+        if not lines:
+            return b""
+        self._started = True
+        self._ended_blank = True
+        return self.nl.join(lines) + self.nl + self.nl
+
+    def block(self, exchange: Exchange) -> bytes:
+        """One exchange as bytes, with the separator the previous block needs."""
+        out = bytearray()
+        if self._started and not self._ended_blank:
+            out += self.nl
+        self._started = True
+        _Block(self, exchange, out).write()
+        if exchange.response is not None and exchange.response.is_event_stream and not exchange.webhook:
+            self._last_stream = exchange.number
+        self._ended_blank = out.endswith(self.nl + self.nl) or out == self.nl
+        return bytes(out)
+
+
+class _Block:
+    """Lays out one exchange; ``need_gap`` says a blank line must come before the next part."""
+
+    def __init__(self, writer: CaptureWriter, exchange: Exchange, out: bytearray) -> None:
+        self.writer = writer
+        self.nl = writer.nl
+        self.exchange = exchange
+        self.out = out
+        self.need_gap = False
+
+    def write(self) -> None:
+        exchange, nl = self.exchange, self.nl
+        kind = "webhook " if exchange.webhook else ""
+        header = f"### {kind}{exchange.number}"
+        if exchange.title:
+            header += f" {syntax.MIDDLE_DOT} {_one_line(exchange.title)}"
+        lines = [header.encode()]
+        request, response = exchange.request, exchange.response
+        request_mode = self._body_mode(request, syntax.REQUEST_BODY_EMPTY, syntax.REQUEST_BODY_END)
+        response_mode = None
+        if response is not None:
+            response_mode = self._response_mode(response)
+        lines += _meta_pragmas(exchange.meta, request, request_mode, response, response_mode)
+        lines += [_note(note) for note in exchange.notes]
+        self.out += nl.join(lines) + nl
+        self._head(request, f"{request.method} {request.target} HTTP/{request.http_version}")
+        self._body(request.body, request_mode)
+        self._notes(exchange.response_notes)
+        extra_notes: list[str] = []
+        if response is not None:
+            self._gap()
+            reason = f" {response.reason}" if response.reason else ""
+            self._head(response, f"HTTP/{response.http_version} {response.status}{reason}")
+            if response_mode == "bare" and response.is_event_stream:
+                self._frames(response.body, response.event_notes)
+            else:
+                self._body(response.body, response_mode)
+                extra_notes = [n for _, group in sorted(response.event_notes.items()) for n in group]
+        if exchange.late_body:
+            self._gap()
+            self._frames(exchange.late_body, exchange.late_event_notes)
+        self._notes(extra_notes + exchange.trailing_notes)
+
+    # -- parts -------------------------------------------------------------------------
+
+    def _gap(self) -> None:
+        if self.need_gap:
+            self.out += self.nl
+        self.need_gap = False
+
+    def _head(self, message: Message, start_line: str) -> None:
+        lines = [start_line.encode()]
+        cuts = set(message.head_cuts)
+        for index, (name, value) in enumerate(message.headers):
+            if index in cuts:
+                lines.append(syntax.CUT_LINE)
+            lines.append(f"{name}: {value}".encode("utf-8", "surrogateescape"))
+        if len(message.headers) in cuts:
+            lines.append(syntax.CUT_LINE)
+        for line in lines:
+            if b"\n" in line or b"\r" in line:
+                raise ValueError(f"a line break inside a message head: {line!r}")
+        self.out += self.nl.join(lines) + self.nl + self.nl
+        self.need_gap = False
+
+    def _body(self, body: bytes, mode: str | None) -> None:
+        if not body:
+            return
+        if mode == "base64":
+            text = base64.b64encode(body)
+            chunks = [text[i:i + _BASE64_LINE] for i in range(0, len(text), _BASE64_LINE)]
+            self.out += self.nl.join(chunks) + self.nl
+        else:
+            self.out += body + self.nl
+        self.need_gap = True
+
+    def _frames(self, body: bytes, notes: dict[int, list[str]]) -> None:
+        """A run of SSE frames written as they are, with notes between them."""
+        if not body:
+            for group in notes.values():
+                self._notes(group)
+            return
+        events = sse.parse(body)
+        cursor = 0
+        for index, event in enumerate(events):
+            if index in notes:
+                self.out += body[cursor:event.start]
+                cursor = event.start
+                self.out += b"".join(_note(n) + self.nl for n in notes[index]) + self.nl
+        self.out += body[cursor:] + self.nl
+        self.need_gap = True
+        self._notes([n for index, group in sorted(notes.items()) if index >= len(events) for n in group])
+
+    def _notes(self, notes: list[str]) -> None:
+        if not notes:
+            return
+        self._gap()
+        self.out += b"".join(_note(note) + self.nl for note in notes)
+        self.need_gap = True
+
+    # -- choosing how a body is written --------------------------------------------------
+
+    def _response_mode(self, response: Response) -> str | None:
+        if response.is_event_stream and not self.exchange.webhook:
+            mode = self._body_mode(response, syntax.STREAM_BODY_EMPTY, syntax.STREAM_BODY_END)
+            if mode == "bare" and _has_note_paragraph(response.body):
+                return "length"
+            return mode
+        if self.writer._last_stream is not None:
+            return self._body_mode(response, syntax.RESPONSE_BODY_EMPTY_BEFORE_FRAMES,
+                                   syntax.RESPONSE_BODY_END_BEFORE_FRAMES)
+        return self._body_mode(response, syntax.RESPONSE_BODY_EMPTY, syntax.RESPONSE_BODY_END)
+
+    def _body_mode(self, message: Message, empty, end) -> str | None:
+        body = message.body
+        if not body:
+            return None
+        if b"\x00" in body or not _is_utf8(body):
+            return "base64"
+        if _true_content_length(message):
+            return "exact"
+        if _reads_back_bare(body, empty, end, self.nl):
+            return "bare"
+        return "length"
+
+
+def _meta_pragmas(meta: ExchangeMeta, request, request_mode, response, response_mode) -> list[bytes]:
+    pairs: list[tuple[str, str]] = []
+    for key in ("start", "end", "client", "server"):
+        value = getattr(meta, key)
+        if value is not None:
+            pairs.append((key, value))
+    if meta.redacted:
+        pairs.append(("redacted", ", ".join(meta.redacted)))
+    for key, message, mode in (("request-body", request, request_mode),
+                               ("response-body", response, response_mode)):
+        if mode in ("length", "base64"):
+            suffix = " base64" if mode == "base64" else ""
+            pairs.append((key, f"{len(message.body)} bytes{suffix}"))
+    if response is not None and response.event_times:
+        pairs.append(("event-times", " ".join("-" if t is None else repr(t) for t in response.event_times)))
+    pairs += meta.extra
+    return [_pragma(key, value) for key, value in pairs]
+
+
+def _reads_back_bare(body: bytes, empty, end, nl: bytes) -> bool:
+    """Would the reader find exactly this body if it were written with no length?"""
+    if body.endswith((b"\n", b"\r")) or empty.match(body):
+        return False
+    probe = body + nl + nl + b"### 1" + nl
+    match = end.search(probe)
+    return match is not None and match.start() == len(body) + len(nl) - 1
+
+
+def _has_note_paragraph(body: bytes) -> bool:
+    previous_blank = True
+    for line in body.splitlines(keepends=True):
+        if previous_blank and syntax.is_note(line):
+            return True
+        previous_blank = syntax.is_blank(line)
+    return False
+
+
+def _true_content_length(message: Message) -> bool:
+    if message.header("transfer-encoding") is not None:
+        return False
+    values = message.header_values("content-length")
+    return bool(values) and all(v.strip() == str(len(message.body)) for v in values)
+
+
+def _is_utf8(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.splitlines())
+
+
+def _note(text: str) -> bytes:
+    text = _one_line(text)
+    return (f"# {text}" if text else "#").encode("utf-8", "surrogateescape")
+
+
+def _pragma(key: str, value: str) -> bytes:
+    return f"#@ {key}: {_one_line(value)}".encode("utf-8", "surrogateescape")
+
+
+# -- public entry points -------------------------------------------------------------------
+
+def capture_bytes(capture: Capture) -> bytes:
+    """The whole capture as the bytes of a file."""
+    writer = CaptureWriter(capture.newline)
+    parts = [writer.preamble(capture.notes, capture.meta)]
+    parts += [writer.block(exchange) for exchange in capture.exchanges]
+    return b"".join(parts)
+
+
+def write_capture(capture: Capture, target: str | os.PathLike | BinaryIO) -> None:
+    data = capture_bytes(capture)
+    if isinstance(target, (str, os.PathLike)):
+        with open(target, "wb") as stream:
+            stream.write(data)
+    else:
+        target.write(data)
