@@ -305,20 +305,27 @@ class CaptureReader:
         line = source.peek_line()
         if line == b"" or empty.match(line):
             return b"", False
+        return self._read_until(end), False
+
+    def _read_until(self, end: re.Pattern) -> bytes:
+        """Bytes up to the blank line(s) before what ``end`` looks for, or to the end of file."""
+        source = self._source
         match = source.search(end)
         if match is None:
-            body = syntax.TRAILING_LINE_ENDS.sub(b"", source.buf[source.pos:])
+            region = syntax.TRAILING_LINE_ENDS.sub(b"", source.buf[source.pos:])
             source.skip(len(source.buf) - source.pos)
         else:
-            body = source.buf[source.pos:match.start()]
+            region = source.buf[source.pos:match.start()]
             source.skip(match.end() - source.pos)
-        if self.newline == "\r\n" and body.endswith(b"\r"):
-            body = body[:-1]
-        return body, False
+        if self.newline == "\r\n" and region.endswith(b"\r"):
+            region = region[:-1]
+        return region
 
     def _read_framed(self, framing: _Framing) -> bytes:
         size, encoded, pragma_line = framing
         source = self._source
+        if size == 0:
+            return b""
         start_line = source.line
         if encoded:
             text_size = 4 * ((size + 2) // 3)
@@ -383,13 +390,7 @@ class CaptureReader:
             raise self._error("a # note, SSE frames or the next block (### N · title)",
                               found=syntax.strip_eol(line))
         first_line = source.line
-        match = source.search(syntax.STREAM_BODY_END)
-        if match is None:
-            region = syntax.TRAILING_LINE_ENDS.sub(b"", source.buf[source.pos:])
-            source.skip(len(source.buf) - source.pos)
-        else:
-            region = source.buf[source.pos:match.start()]
-            source.skip(match.end() - source.pos)
+        region = self._read_until(syntax.STREAM_BODY_END)
         frames, notes, after = _split_notes(region)
         if not frames.strip():
             exchange.trailing_notes += [note for group in notes.values() for note in group] + after

@@ -18,6 +18,7 @@ STATUS_LINE = re.compile(rb"HTTP/(\d(?:\.\d)?) (\d{3})(?: (.*))?\Z")
 REQUEST_LINE = re.compile(rb"([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP/(\d(?:\.\d)?)\Z")
 #: `#@ start: 2026-11-30T07:40:01.123456Z`
 PRAGMA = re.compile(rb"#@ ?([A-Za-z0-9_.-]+):[ \t]?(.*)\Z")
+PRAGMA_KEY = re.compile(r"[A-Za-z0-9_.-]+")
 #: `#@ response-body: 812 bytes` or `#@ request-body: 96 bytes base64`
 BODY_FRAMING = re.compile(r"(\d+) bytes?(?: (base64))?\Z")
 #: a header line as h11 would take it

@@ -42,10 +42,11 @@ class CaptureWriter:
         if self._started and not self._ended_blank:
             out += self.nl
         self._started = True
-        _Block(self, exchange, out).write()
+        block = _Block(self, exchange, out)
+        block.write()
         if exchange.response is not None and exchange.response.is_event_stream and not exchange.webhook:
             self._last_stream = exchange.number
-        self._ended_blank = out.endswith(self.nl + self.nl) or out == self.nl
+        self._ended_blank = not block.need_gap
         return bytes(out)
 
 
@@ -101,13 +102,10 @@ class _Block:
 
     def _head(self, message: Message, start_line: str) -> None:
         lines = [start_line.encode()]
-        cuts = set(message.head_cuts)
         for index, (name, value) in enumerate(message.headers):
-            if index in cuts:
-                lines.append(syntax.CUT_LINE)
+            lines += [syntax.CUT_LINE] * message.head_cuts.count(index)
             lines.append(f"{name}: {value}".encode("utf-8", "surrogateescape"))
-        if len(message.headers) in cuts:
-            lines.append(syntax.CUT_LINE)
+        lines += [syntax.CUT_LINE] * message.head_cuts.count(len(message.headers))
         for line in lines:
             if b"\n" in line or b"\r" in line:
                 raise ValueError(f"a line break inside a message head: {line!r}")
@@ -152,7 +150,7 @@ class _Block:
     # -- choosing how a body is written --------------------------------------------------
 
     def _response_mode(self, response: Response) -> str | None:
-        if response.is_event_stream and not self.exchange.webhook:
+        if response.is_event_stream:
             mode = self._body_mode(response, syntax.STREAM_BODY_EMPTY, syntax.STREAM_BODY_END)
             if mode == "bare" and _has_note_paragraph(response.body):
                 return "length"
@@ -165,12 +163,14 @@ class _Block:
     def _body_mode(self, message: Message, empty, end) -> str | None:
         body = message.body
         if not body:
-            return None
+            # an empty body under a declared length or coding must say so, or the reader
+            # would take the declared length from what follows
+            return "length" if _framing_header(message) == "other" else None
         if b"\x00" in body or not _is_utf8(body):
             return "base64"
-        if _true_content_length(message):
+        if _framing_header(message) == "true":
             return "exact"
-        if _reads_back_bare(body, empty, end, self.nl):
+        if _framing_header(message) is None and _reads_back_bare(body, empty, end, self.nl):
             return "bare"
         return "length"
 
@@ -185,7 +185,7 @@ def _meta_pragmas(meta: ExchangeMeta, request, request_mode, response, response_
         pairs.append(("redacted", ", ".join(meta.redacted)))
     for key, message, mode in (("request-body", request, request_mode),
                                ("response-body", response, response_mode)):
-        if mode in ("length", "base64"):
+        if mode in ("length", "base64") and message is not None:
             suffix = " base64" if mode == "base64" else ""
             pairs.append((key, f"{len(message.body)} bytes{suffix}"))
     if response is not None and response.event_times:
@@ -212,11 +212,15 @@ def _has_note_paragraph(body: bytes) -> bool:
     return False
 
 
-def _true_content_length(message: Message) -> bool:
+def _framing_header(message: Message) -> str | None:
+    """'true' when Content-Length frames the body exactly; 'other' when a length or
+    transfer coding is declared that the reader must not trust; None when there is none."""
     if message.header("transfer-encoding") is not None:
-        return False
+        return "other"
     values = message.header_values("content-length")
-    return bool(values) and all(v.strip() == str(len(message.body)) for v in values)
+    if not values:
+        return None
+    return "true" if all(v.strip() == str(len(message.body)) for v in values) else "other"
 
 
 def _is_utf8(body: bytes) -> bool:
@@ -237,6 +241,8 @@ def _note(text: str) -> bytes:
 
 
 def _pragma(key: str, value: str) -> bytes:
+    if not syntax.PRAGMA_KEY.fullmatch(key):
+        raise ValueError(f"a #@ key must be letters, digits, '-', '_' or '.', not {key!r}")
     return f"#@ {key}: {_one_line(value)}".encode("utf-8", "surrogateescape")
 
 

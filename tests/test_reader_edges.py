@@ -1,0 +1,315 @@
+"""Hand-written edge cases for the reader and writer."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from a2a_capture.capture import (
+    Capture,
+    Exchange,
+    Request,
+    Response,
+    capture_bytes,
+    iter_exchanges,
+    read_capture_bytes,
+)
+from a2a_capture.errors import CaptureFormatError
+
+SIMPLE = b"""### 1 \xc2\xb7 SendMessage
+POST /rpc HTTP/1.1
+Host: localhost:9999
+Content-Type: application/json
+
+{"jsonrpc": "2.0", "id": 1, "method": "SendMessage"}
+
+HTTP/1.1 200 OK
+Content-Type: application/json
+
+{"jsonrpc": "2.0", "id": 1, "result": {}}
+"""
+
+
+def roundtrip(data: bytes) -> Capture:
+    capture = read_capture_bytes(data, "edge.http")
+    assert capture_bytes(capture) == data
+    return capture
+
+
+def test_lf_file():
+    capture = roundtrip(SIMPLE)
+    exchange = capture.exchanges[0]
+    assert (exchange.number, exchange.title) == (1, "SendMessage")
+    assert exchange.request.body == b'{"jsonrpc": "2.0", "id": 1, "method": "SendMessage"}'
+    assert exchange.response.status == 200
+    assert exchange.response.reason == "OK"
+
+
+def test_crlf_file_gives_the_same_exchanges():
+    crlf = SIMPLE.replace(b"\n", b"\r\n")
+    capture = roundtrip(crlf)
+    assert capture.newline == "\r\n"
+    lf = read_capture_bytes(SIMPLE)
+    assert capture.exchanges == lf.exchanges
+
+
+def test_empty_file_has_no_exchanges():
+    assert read_capture_bytes(b"").exchanges == []
+    assert capture_bytes(read_capture_bytes(b"")) == b""
+
+
+def test_file_notes_and_pragmas_before_the_first_block():
+    data = b"#@ format: a2a-capture/1\n# recorded by hand\n\n" + SIMPLE
+    capture = roundtrip(data)
+    assert capture.meta == [("format", "a2a-capture/1")]
+    assert capture.notes == ["recorded by hand"]
+
+
+def test_chunked_body_kept_dechunked_with_its_header():
+    exchange = Exchange(
+        number=1,
+        title="chunked",
+        request=Request(method="GET", target="/x", headers=[("Host", "a")]),
+        response=Response(
+            status=200,
+            reason="OK",
+            headers=[("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+            body=b'{"a": 1}\n',
+        ),
+    )
+    data = capture_bytes(Capture(exchanges=[exchange]))
+    assert b"#@ response-body: 9 bytes" in data
+    assert b"Transfer-Encoding: chunked" in data
+    assert read_capture_bytes(data).exchanges == [exchange]
+
+
+def test_content_length_frames_a_body_exactly():
+    body = b"line one\n\n### 2 \xc2\xb7 not a block\n\nHTTP/1.1 200 OK\n\n# not a note"
+    data = (
+        b"### 1 \xc2\xb7 tricky\nPOST /x HTTP/1.1\nHost: a\nContent-Length: %d\n\n" % len(body)
+        + body
+        + b"\n\nHTTP/1.1 204 No Content\n\n"
+    )
+    capture = roundtrip(data)
+    assert capture.exchanges[0].request.body == body
+    assert capture.exchanges[0].response.status == 204
+    assert len(capture.exchanges) == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"### 2 \xc2\xb7 looks like a block\nmore",
+        b"first\n\n### 7 \xc2\xb7 looks like a block",
+        b"first\n\nHTTP/1.1 200 OK\n\nsecond",
+        b"HTTP/1.1 200 OK",
+        b"first\n\n# looks like a note",
+        b"ends with a newline\n",
+        b"\n\nstarts with blank lines",
+        b"data: x\r\n\r\ndata: y\r\n\r\n",
+    ],
+)
+def test_bodies_that_look_like_structure_are_written_unambiguously(body):
+    exchange = Exchange(
+        number=1,
+        request=Request(method="POST", target="/x", headers=[("Host", "a")], body=body),
+        response=Response(status=200, headers=[("Content-Type", "text/plain")], body=body),
+    )
+    capture = Capture(exchanges=[exchange, exchange.model_copy(update={"number": 2})])
+    data = capture_bytes(capture)
+    assert read_capture_bytes(data).exchanges == capture.exchanges
+
+
+def test_binary_body_is_written_as_base64():
+    body = bytes(range(256)) * 3
+    exchange = Exchange(
+        number=1,
+        request=Request(method="POST", target="/upload", headers=[("Host", "a")], body=body),
+    )
+    data = capture_bytes(Capture(exchanges=[exchange]))
+    assert b"#@ request-body: 768 bytes base64" in data
+    assert base64.b64encode(body)[:76] in data
+    assert read_capture_bytes(data).exchanges[0].request.body == body
+
+
+def test_utf8_and_invalid_utf8():
+    text = "Grüße, 世界 …".encode()
+    invalid = b"caf\xe9 \xff"
+    for body in (text, invalid):
+        exchange = Exchange(
+            number=1,
+            request=Request(method="POST", target="/x", headers=[("Host", "a")], body=body),
+            response=Response(status=200, headers=[("X-Name", "Grüße")], body=body),
+        )
+        back = read_capture_bytes(capture_bytes(Capture(exchanges=[exchange])))
+        assert back.exchanges == [exchange]
+
+
+def test_sse_frames_notes_comments_and_multiline_data():
+    data = b"""### 1 \xc2\xb7 stream
+POST /rpc HTTP/1.1
+Host: a
+
+{}
+
+HTTP/1.1 200 OK
+Content-Type: text/event-stream
+
+# the first frame
+
+: ping
+event: update
+id: 7
+data: {"a":
+data: 1}
+
+data: two
+
+# the client closes the connection
+"""
+    capture = roundtrip(data)
+    exchange = capture.exchanges[0]
+    events = exchange.response.events
+    assert [e.data for e in events] == ['{"a":\n1}', "two"]
+    assert events[0].event == "update" and events[0].id == "7" and events[0].comments == ["ping"]
+    assert events[0].notes == ["the first frame"]
+    assert exchange.trailing_notes == ["the client closes the connection"]
+    # a note written right above its frame, with no blank line, reads the same
+    tight = read_capture_bytes(data.replace(b"frame\n\n: ping", b"frame\n: ping"))
+    assert tight.exchanges == capture.exchanges
+
+
+def test_recorded_metadata_and_event_times():
+    exchange = Exchange(
+        number=3,
+        title="SendStreamingMessage",
+        request=Request(method="POST", target="/rpc", headers=[("Host", "127.0.0.1:41241")], body=b"{}"),
+        response=Response(
+            status=200,
+            reason="OK",
+            headers=[("content-type", "text/event-stream"), ("transfer-encoding", "chunked")],
+            body=b"data: 1\r\n\r\ndata: 2\r\n\r\n",
+            event_times=[0.0391, 0.0782],
+        ),
+    )
+    exchange.meta.start = "2026-11-30T07:40:01.123456Z"
+    exchange.meta.end = "2026-11-30T07:40:01.250000Z"
+    exchange.meta.client = "127.0.0.1:50312"
+    exchange.meta.server = "127.0.0.1:41241"
+    exchange.meta.redacted = ["header Authorization"]
+    data = capture_bytes(Capture(exchanges=[exchange]))
+    back = read_capture_bytes(data).exchanges[0]
+    assert back == exchange
+    assert [e.at for e in back.response.events] == [0.0391, 0.0782]
+    assert back.meta.duration == pytest.approx(0.126544)
+
+
+def test_documentation_cuts_are_read_and_marked():
+    data = """### 6 · CreateTaskPushNotificationConfig: not supported
+POST /a2a/jsonrpc HTTP/1.1
+Host: localhost:41242
+…
+
+{
+  "jsonrpc": "2.0",
+  …
+  "method": "CreateTaskPushNotificationConfig",
+  "params": {"taskId": "0000…0000"}
+}
+
+HTTP/1.1 200 OK
+Content-Type: application/json
+
+…
+""".encode()
+    capture = roundtrip(data)
+    exchange = capture.exchanges[0]
+    assert exchange.cut
+    assert exchange.request.head_cuts == [1]
+    assert exchange.response.body == "…".encode()
+
+
+def test_a_stale_content_length_in_a_documentation_capture_falls_back():
+    data = b"""### 1 \xc2\xb7 hand-written
+POST /rpc HTTP/1.1
+Host: a
+Content-Length: 999
+
+{"id": 1}
+
+HTTP/1.1 200 OK
+
+{}
+"""
+    exchange = read_capture_bytes(data).exchanges[0]
+    assert exchange.request.body == b'{"id": 1}'
+
+
+def test_streaming_reader_yields_exchanges_one_by_one():
+    data = b"\n".join([SIMPLE] * 3)
+    assert [e.number for e in iter_exchanges(__import__("io").BytesIO(data))] == [1, 1, 1]
+
+
+# -- errors ------------------------------------------------------------------------------
+
+
+def error_for(data: bytes) -> CaptureFormatError:
+    with pytest.raises(CaptureFormatError) as info:
+        read_capture_bytes(data, "broken.http")
+    return info.value
+
+
+def test_a_response_with_no_request():
+    error = error_for(b"### 1 \xc2\xb7 lost\nHTTP/1.1 200 OK\nContent-Type: text/plain\n\nhi\n")
+    assert (error.path, error.line) == ("broken.http", 2)
+    assert "request line" in str(error) and "response with no request" in str(error)
+
+
+def test_text_before_the_first_block():
+    error = error_for(b"hello\n" + SIMPLE)
+    assert error.line == 1
+    assert str(error).startswith("broken.http:1:1: expected a block header")
+
+
+def test_a_truncated_framed_body():
+    data = b"### 1 \xc2\xb7 cut short\n#@ request-body: 500 bytes\nPOST /x HTTP/1.1\nHost: a\n\nonly this"
+    error = error_for(data)
+    assert error.line == 6
+    assert "500 bytes of body" in str(error) and "end of the file" in str(error)
+
+
+def test_a_file_truncated_inside_a_head_is_read_as_far_as_it_goes():
+    exchange = read_capture_bytes(b"### 1 \xc2\xb7 short\nGET /x HTTP/1.1\nHost: a").exchanges[0]
+    assert exchange.request.target == "/x" and exchange.response is None
+
+
+def test_a_bad_header_line_names_its_line():
+    error = error_for(b"### 1 \xc2\xb7 x\nGET /x HTTP/1.1\nHost: a\nnot a header\n\n")
+    assert error.line == 4
+    assert "header line" in str(error)
+
+
+def test_a_bad_block_header():
+    error = error_for(b"### one \xc2\xb7 x\nGET /x HTTP/1.1\n\n")
+    assert error.line == 1
+
+
+def test_a_body_after_304_is_an_error():
+    error = error_for(b"### 1\nGET /x HTTP/1.1\nHost: a\n\nHTTP/1.1 304 Not Modified\n\n{}\n")
+    assert error.line == 5 and "no body after a 304" in str(error)
+
+
+def test_frames_with_no_stream_to_belong_to():
+    data = SIMPLE.replace(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}}\n",
+                          b"{}\n\n# then\n\ndata: x\n")
+    error = error_for(data)
+    assert "no earlier exchange is an event stream" in str(error)
+
+
+def test_unreadable_file(tmp_path):
+    from a2a_capture.capture import read_capture
+
+    with pytest.raises(CaptureFormatError) as info:
+        read_capture(tmp_path / "missing.http")
+    assert "missing.http" in str(info.value) and "readable capture file" in str(info.value)
