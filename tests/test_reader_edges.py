@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from a2a_capture.capture import (
     Capture,
@@ -14,6 +16,7 @@ from a2a_capture.capture import (
     capture_bytes,
     iter_exchanges,
     read_capture_bytes,
+    sse,
 )
 from a2a_capture.errors import CaptureFormatError
 
@@ -172,8 +175,8 @@ data: two
     exchange = capture.exchanges[0]
     events = exchange.response.events
     assert [e.data for e in events] == ['{"a":\n1}', "two"]
-    assert events[0].event == "update" and events[0].id == "7" and events[0].comments == ["ping"]
-    assert events[0].notes == ["the first frame"]
+    assert events[0].event == "update" and events[0].id == "7" and events[0].comments == ("ping",)
+    assert events[0].notes == ("the first frame",)
     assert exchange.trailing_notes == ["the client closes the connection"]
     # a note written right above its frame, with no blank line, reads the same
     tight = read_capture_bytes(data.replace(b"frame\n\n: ping", b"frame\n: ping"))
@@ -313,3 +316,26 @@ def test_unreadable_file(tmp_path):
     with pytest.raises(CaptureFormatError) as info:
         read_capture(tmp_path / "missing.http")
     assert "missing.http" in str(info.value) and "readable capture file" in str(info.value)
+
+
+@given(
+    st.lists(st.sampled_from(["data: a", "data: b\ndata: c", ": ping", "event: x\ndata: y", "", "id: 3",
+                              "data:tight", "retry: 10"]), max_size=8),
+    st.sampled_from(["\n", "\r\n"]),
+    st.sampled_from(["", "\n", "\n\n", "\n\n\n"]),
+)
+def test_the_fast_frame_splitter_agrees_with_the_general_one(parts, eol, tail):
+    body = eol.join(parts).replace("\n", eol).encode() + tail.replace("\n", eol).encode()
+    fast = list(sse._blocks(body))
+    general = [(m.start(), m.group(1), m.end()) for m in sse._BLOCK.finditer(body)]
+    assert fast == general
+
+
+@given(st.lists(st.sampled_from(["data: a", "data:b", "data:  c", "data: x\ndata: y", ": ping", "event: e",
+                                 "data: é…", "id: 9\ndata: z", "data"]), max_size=6),
+       st.sampled_from(["\n", "\r\n", "\r"]))
+def test_the_quick_data_frame_path_agrees_with_the_full_field_parser(parts, eol):
+    body = (eol + eol).join(part.replace("\n", eol) for part in parts).encode()
+    for event in sse.parse(body):
+        full = sse._event(body[event.start:event.end].splitlines(), None, (), event.start, event.end)
+        assert event == full

@@ -92,7 +92,7 @@ class Response(Message):
         """The SSE events of the body, with arrival times and notes; empty for non-streams."""
         if not self.is_event_stream:
             return []
-        return sse.with_context(sse.parse(self.body), self.event_times, self.event_notes)
+        return sse.parse(self.body, self.event_times, self.event_notes)
 
 
 class ExchangeMeta(_Model):
@@ -160,7 +160,7 @@ class Exchange(_Model):
     @cached_property
     def late_events(self) -> list[sse.Event]:
         """The frames this block shows for the stream of exchange ``late_stream``."""
-        return sse.with_context(sse.parse(self.late_body), [], self.late_event_notes)
+        return sse.parse(self.late_body, None, self.late_event_notes)
 
 
 class Capture(_Model):

@@ -25,10 +25,15 @@ _Framing = tuple[int, bool, int]  # size, base64, line of the pragma
 _BASE64_LINE = 76
 _META_KEYS = ("start", "end", "client", "server")
 _LATE_FRAMES = re.compile(syntax._FRAME_START)
+#: the pragmas, notes and blank lines between a block header and its request
+_PREAMBLE_RUN = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\r?\n|\r?\n)*")
+_BLANK_LINE = re.compile(rb"(?:\A|\n)\r?\n")
 
 
 class _Source:
     """A buffered byte source that knows the line number of its position."""
+
+    chunk_size = _CHUNK
 
     def __init__(self, stream: BinaryIO) -> None:
         self.stream = stream
@@ -41,11 +46,11 @@ class _Source:
         """Read one more chunk; False at the end of the file."""
         if self.eof:
             return False
-        chunk = self.stream.read(_CHUNK)
+        chunk = self.stream.read(self.chunk_size)
         if not chunk:
             self.eof = True
             return False
-        if self.pos > _CHUNK:
+        if self.pos > self.chunk_size:
             self.buf = self.buf[self.pos:]
             self.pos = 0
         self.buf += chunk
@@ -92,6 +97,29 @@ class _Source:
                 offset = max(0, len(self.buf) - self.pos - 64)
             if not self.fill():
                 return pattern.search(self.buf, self.pos + offset)
+
+    def take_run(self, pattern: re.Pattern[bytes]) -> bytes:
+        """What ``pattern`` matches at the position, read on while the match may grow."""
+        while True:
+            match = pattern.match(self.buf, self.pos)
+            # what stops the match must be a whole line, or the run may go on in the next chunk
+            if self.buf.find(b"\n", match.end()) >= 0 or not self.fill():
+                run = self.buf[self.pos:match.end()]
+                self.skip(len(run))
+                return run
+
+    def take_head(self) -> bytes:
+        """The lines up to the first blank one (consumed too), without that blank line."""
+        while True:
+            match = _BLANK_LINE.search(self.buf, self.pos)
+            if match is not None:
+                head = self.buf[self.pos:match.start()]
+                self.skip(match.end() - self.pos)
+                return head
+            if not self.fill():
+                head = self.buf[self.pos:]
+                self.skip(len(head))
+                return head
 
     def at_end(self) -> bool:
         return self.peek_line() == b""
@@ -181,6 +209,9 @@ class CaptureReader:
             response_notes=response_notes,
             response=response,
             trailing_notes=trailing,
+            late_stream=None,
+            late_body=b"",
+            late_event_notes={},
             meta=preamble.meta,
             line=start_line,
         )
@@ -190,41 +221,39 @@ class CaptureReader:
         return exchange
 
     def _read_block_preamble(self) -> _Preamble:
-        source = self._source
         values: dict = {"redacted": [], "extra": []}
         preamble = _Preamble()
-        while True:
-            line = source.peek_line()
-            text = syntax.strip_eol(line)
-            pragma = syntax.PRAGMA.match(text)
-            if pragma:
-                key, value = _text(pragma.group(1)), _text(pragma.group(2)).strip()
-                if key in _META_KEYS:
-                    values[key] = value
-                elif key == "redacted":
-                    values["redacted"].extend(v.strip() for v in value.split(",") if v.strip())
-                elif key in ("request-body", "response-body"):
-                    preamble.framing[key] = self._body_framing(value)
-                elif key == "event-times":
-                    preamble.times = self._event_times(value)
-                else:
-                    values["extra"].append((key, value))
-            elif syntax.is_note(line):
-                preamble.notes.append(syntax.note_text(line))
-            elif not (syntax.is_blank(line) and line):
-                break
-            source.skip(len(line))
+        first_line = self._source.line
+        for offset, line in enumerate(self._source.take_run(_PREAMBLE_RUN).splitlines()):
+            if not line.startswith(b"#@"):
+                if line:
+                    preamble.notes.append(syntax.note_text(line))
+                continue
+            pragma = syntax.PRAGMA.match(line)
+            if pragma is None:
+                raise self._error("a pragma line (#@ key: value)", line=first_line + offset, found=line)
+            key, value = _text(pragma.group(1)), _text(pragma.group(2)).strip()
+            if key in _META_KEYS:
+                values[key] = value
+            elif key == "redacted":
+                values["redacted"].extend(v.strip() for v in value.split(",") if v.strip())
+            elif key in ("request-body", "response-body"):
+                preamble.framing[key] = self._body_framing(value, first_line + offset)
+            elif key == "event-times":
+                preamble.times = self._event_times(value, first_line + offset)
+            else:
+                values["extra"].append((key, value))
         preamble.meta = ExchangeMeta(**values)
         return preamble
 
-    def _body_framing(self, value: str) -> tuple[int, bool, int]:
+    def _body_framing(self, value: str, line: int) -> tuple[int, bool, int]:
         match = syntax.BODY_FRAMING.match(value)
         if match is None:
             raise self._error("a body length such as '812 bytes' or '96 bytes base64'",
-                              found=value)
-        return int(match.group(1)), bool(match.group(2)), self._source.line
+                              line=line, found=value)
+        return int(match.group(1)), bool(match.group(2)), line
 
-    def _event_times(self, value: str) -> list[float | None]:
+    def _event_times(self, value: str, line: int) -> list[float | None]:
         times: list[float | None] = []
         for item in value.split():
             if item == "-":
@@ -234,7 +263,7 @@ class CaptureReader:
                 times.append(float(item))
             except ValueError:
                 raise self._error("event times in seconds, such as '0.039 0.078'",
-                                  found=item) from None
+                                  line=line, found=item) from None
         return times
 
     def _read_notes(self) -> list[str]:
@@ -253,12 +282,7 @@ class CaptureReader:
     def _read_head(self, what: str) -> tuple[list[bytes], int]:
         source = self._source
         first_line = source.line
-        lines = []
-        while True:
-            line = source.next_line()
-            if syntax.is_blank(line):
-                break
-            lines.append(syntax.strip_eol(line))
+        lines = source.take_head().splitlines()
         if not lines:
             raise self._error(what, line=first_line, found="the end of the file")
         return lines, first_line

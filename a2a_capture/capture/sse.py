@@ -4,31 +4,32 @@ Parsing follows the WHATWG event-stream rules (CRLF, LF or CR line ends, `field:
 `:` comments, blank line dispatches), with one allowance for documentation captures: a
 last event with no closing blank line still counts. Each event remembers the byte span it
 came from, so a writer can put notes between frames without touching the body.
+
+Events are derived from a body, never stored on their own, so they are light named
+tuples rather than validated models: a long stream has thousands of them.
 """
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+#: blank lines, then the lines of one frame, then the blank line that ends it (or the end)
+_BLOCK = re.compile(rb"(?:\r\n|\r|\n)*((?:[^\r\n]+(?:\r\n|\r|\n|\Z))+)(?:\r\n|\r|\n)?")
 
-_LINE = re.compile(rb"([^\r\n]*)(\r\n|\r|\n|$)")
 
-
-class Event(BaseModel):
+class Event(NamedTuple):
     """One SSE frame."""
-
-    model_config = ConfigDict(frozen=True)
 
     data: str | None = None
     event: str | None = None
     id: str | None = None
     retry: int | None = None
-    comments: list[str] = Field(default_factory=list)
+    comments: tuple[str, ...] = ()
     #: seconds after the exchange started that the frame arrived, if recorded.
     at: float | None = None
     #: notes a capture shows just before this frame.
-    notes: list[str] = Field(default_factory=list)
+    notes: tuple[str, ...] = ()
     #: byte offsets of the frame in the body it was parsed from.
     start: int = 0
     end: int = 0
@@ -39,67 +40,86 @@ class Event(BaseModel):
         return self.data is None and self.event is None and self.id is None
 
 
-def parse(body: bytes) -> list[Event]:
-    """Split an event-stream body into events; never raises."""
+def parse(
+    body: bytes,
+    times: list[float | None] | None = None,
+    notes: dict[int, list[str]] | None = None,
+) -> list[Event]:
+    """Split an event-stream body into events, with arrival times and notes by position."""
+    times = times or []
+    notes = notes or {}
     events: list[Event] = []
-    fields: dict = {}
-    comments: list[str] = []
-    data_lines: list[str] = []
-    start = 0
-    seen_line = False
-    pos = 0
-    size = len(body)
-    while pos < size:
-        match = _LINE.match(body, pos)
-        line, ending = match.group(1), match.group(2)
-        pos = match.end()
-        if not line:
-            if seen_line:
-                events.append(_make(fields, comments, data_lines, start, pos))
-                fields, comments, data_lines = {}, [], []
-                seen_line = False
-                start = pos
-            continue
-        seen_line = True
-        text = line.decode("utf-8", "replace")
-        if text.startswith(":"):
-            comments.append(text[1:].removeprefix(" "))
-            continue
-        name, _, value = text.partition(":")
-        value = value.removeprefix(" ")
-        if name == "data":
-            data_lines.append(value)
-        elif name in ("event", "id"):
-            fields[name] = value
-        elif name == "retry" and value.isdigit():
-            fields["retry"] = int(value)
-        if not ending:
-            break
-    if seen_line:
-        events.append(_make(fields, comments, data_lines, start, size))
-    elif events:
+    for start, block, end in _blocks(body):
+        index = len(events)
+        at = times[index] if index < len(times) else None
+        noted = tuple(notes.get(index, ()))
+        line_end = block.find(b"\n")
+        if block.startswith(b"data:") and (line_end < 0 or line_end == len(block) - 1) \
+                and b"\r" not in block[:-2]:  # the common frame: one `data:` line
+            data = block[6:] if block[5:6] == b" " else block[5:]
+            events.append(Event(data.rstrip(b"\r\n").decode("utf-8", "replace"), None, None, None, (),
+                                at, noted, start, end))
+        else:
+            events.append(_event(block.splitlines(), at, noted, start, end))
+    if events and events[-1].end != len(body):
         # trailing blank lines belong to the last frame so the spans cover the body
-        events[-1] = events[-1].model_copy(update={"end": size})
+        events[-1] = events[-1]._replace(end=len(body))
     return events
 
 
-def _make(fields: dict, comments: list[str], data_lines: list[str], start: int, end: int) -> Event:
-    data = "\n".join(data_lines) if data_lines else None
-    return Event(data=data, comments=comments, start=start, end=end, **fields)
+def _blocks(body: bytes):
+    """(span start, frame lines, span end) for each frame."""
+    if b"\r" not in body:
+        eol = b"\n"
+    elif body.count(b"\r\n") == body.count(b"\n") == body.count(b"\r"):
+        eol = b"\r\n"
+    else:  # mixed line ends: the general expression
+        for match in _BLOCK.finditer(body):
+            yield match.start(), match.group(1), match.end()
+        return
+    sep, step, size, pos = eol + eol, len(eol), len(body), 0
+    while pos < size:
+        start = pos
+        while body.startswith(eol, pos):
+            pos += step
+        if pos >= size:
+            return
+        found = body.find(sep, pos)
+        if found < 0:
+            yield start, body[pos:], size
+            return
+        yield start, body[pos:found + step], found + 2 * step
+        pos = found + 2 * step
 
 
-def with_context(
-    events: list[Event], times: list[float | None], notes: dict[int, list[str]]
-) -> list[Event]:
-    """Attach arrival times and notes, by position, to parsed events."""
-    if not times and not notes:
-        return events
-    result = []
-    for index, event in enumerate(events):
-        update = {}
-        if index < len(times) and times[index] is not None:
-            update["at"] = times[index]
-        if index in notes:
-            update["notes"] = list(notes[index])
-        result.append(event.model_copy(update=update) if update else event)
-    return result
+def _event(lines: list[bytes], at: float | None, notes: tuple[str, ...], start: int, end: int) -> Event:
+    data: list[str] = []
+    comments: list[str] = []
+    event = ident = retry = None
+    for raw in lines:
+        text = raw.decode("utf-8", "replace")
+        if text[0] == ":":
+            comments.append(text[1:].removeprefix(" "))
+            continue
+        name, _, value = text.partition(":")
+        if value[:1] == " ":
+            value = value[1:]
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+        elif name == "id":
+            ident = value
+        elif name == "retry" and value.isdigit():
+            retry = int(value)
+    return Event(
+        data="\n".join(data) if data else None,
+        event=event,
+        id=ident,
+        retry=retry,
+        comments=tuple(comments),
+        at=at,
+        notes=notes,
+        start=start,
+        end=end,
+    )
