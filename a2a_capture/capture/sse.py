@@ -97,6 +97,8 @@ def _event(lines: list[bytes], at: float | None, notes: tuple[str, ...], start: 
     comments: list[str] = []
     event = ident = retry = None
     for raw in lines:
+        if not raw:
+            continue
         text = raw.decode("utf-8", "replace")
         if text[0] == ":":
             comments.append(text[1:].removeprefix(" "))
