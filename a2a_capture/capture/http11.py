@@ -34,30 +34,28 @@ _checked: set[bytes] = set()
 
 def parse_request(lines: list[bytes], body: bytes, fail: Fail) -> Request:
     """Parse a request head (lines without line ends) and its framed body."""
-    key, values = _shape(b"request", lines)
-    parsed = _heads.get(key)
-    if parsed is None:
-        parsed = _remember(key, _parse_request_head(lines, body, fail))
-    method, target, version, headers, cuts, volatile = parsed
-    return Request(
-        method=method, target=target, http_version=version, body=body, head_cuts=list(cuts),
-        headers=_with_values(headers, volatile, values, fail),
-    )
+    (method, target, version, cuts), headers = _remembered(b"request", lines, body, fail, _parse_request_head)
+    return Request(method=method, target=target, http_version=version, body=body, head_cuts=list(cuts),
+                   headers=headers)
 
 
 def parse_response(lines: list[bytes], body: bytes, fail: Fail) -> Response:
     """Parse a response head (lines without line ends) and its framed body."""
-    key, values = _shape(b"response", lines)
-    parsed = _heads.get(key)
-    if parsed is None:
-        parsed = _remember(key, _parse_response_head(lines, body, fail))
-    status, reason, version, headers, cuts, volatile = parsed
+    (status, reason, version, cuts), headers = _remembered(b"response", lines, body, fail, _parse_response_head)
     if body and (status < 200 or status in _NO_BODY_STATUS):
         raise fail(f"no body after a {status} response", 0, f"{len(body)} bytes of body")
-    return Response(
-        status=status, reason=reason, http_version=version, body=body, head_cuts=list(cuts),
-        headers=_with_values(headers, volatile, values, fail),
-    )
+    return Response(status=status, reason=reason, http_version=version, body=body, head_cuts=list(cuts),
+                    headers=headers)
+
+
+def _remembered(kind: bytes, lines: list[bytes], body: bytes, fail: Fail, parse_head) -> tuple:
+    """The parse of a head of this shape (made now if new), and this head's own headers."""
+    key, values = _shape(kind, lines)
+    parsed = _heads.get(key)
+    if parsed is None:
+        parsed = _remember(key, parse_head(lines, body, fail))
+    start, headers, volatile = parsed
+    return start, _with_values(headers, volatile, values, fail)
 
 
 def _shape(kind: bytes, lines: list[bytes]) -> tuple[tuple, list[bytes]]:
@@ -105,13 +103,13 @@ def _check_value(name: str, value: bytes, fail: Fail) -> None:
 
 
 def _remember(key: tuple, parsed: tuple) -> tuple:
+    """Keep (start-line facts, headers, positions of volatile headers) for this shape."""
     if len(_heads) >= _CACHE_SIZE:
         _heads.clear()
-    headers = parsed[3]
+    start, headers = parsed
     volatile = tuple(i for i, (name, _) in enumerate(headers) if name.lower().encode() in _VOLATILE)
-    parsed = (*parsed, volatile)
-    _heads[key] = parsed
-    return parsed
+    _heads[key] = (start, headers, volatile)
+    return _heads[key]
 
 
 def _parse_request_head(lines: list[bytes], body: bytes, fail: Fail) -> tuple:
@@ -128,13 +126,8 @@ def _parse_request_head(lines: list[bytes], body: bytes, fail: Fail) -> tuple:
     wire += _wire_headers(headers, len(body), add_host=True)
     conn.receive_data(b"\r\n".join(wire) + b"\r\n\r\n" + body)
     event, _ = _next_message(conn, fail)
-    return (
-        _text(event.method),
-        _text(event.target.replace(_PLACEHOLDER, _CUT)),
-        version.decode(),
-        tuple(_kept_headers(event, headers)),
-        tuple(cuts),
-    )
+    target = _text(event.target.replace(_PLACEHOLDER, _CUT))
+    return (_text(event.method), target, version.decode(), tuple(cuts)), tuple(_kept_headers(event, headers))
 
 
 def _parse_response_head(lines: list[bytes], body: bytes, fail: Fail) -> tuple:
@@ -153,13 +146,8 @@ def _parse_response_head(lines: list[bytes], body: bytes, fail: Fail) -> tuple:
     wire += _wire_headers(headers, len(body), add_host=False, status=code)
     conn.receive_data(b"\r\n".join(wire) + b"\r\n\r\n" + body)
     event, _ = _next_message(conn, fail)
-    return (
-        event.status_code,
-        _text(event.reason.replace(_PLACEHOLDER, _CUT)),
-        version.decode(),
-        tuple(_kept_headers(event, headers)),
-        tuple(cuts),
-    )
+    reason = _text(event.reason.replace(_PLACEHOLDER, _CUT))
+    return (event.status_code, reason, version.decode(), tuple(cuts)), tuple(_kept_headers(event, headers))
 
 
 def _header_lines(lines: list[bytes], fail: Fail) -> tuple[list[bytes], list[int]]:
