@@ -1,0 +1,1 @@
+"""Protocol knowledge with no I/O: spec tables, cards, and the exchange decoder."""

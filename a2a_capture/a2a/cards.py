@@ -1,0 +1,250 @@
+"""Agent cards of 1.0 and 0.3, read tolerantly into one model (§2 of the reference).
+
+A card is untrusted input: reading never raises, and what the card gets wrong is kept as a
+list of problems for the card-hygiene rules to report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field
+
+
+class Interface(BaseModel):
+    url: str
+    binding: str  # JSONRPC, HTTP+JSON, GRPC, or a custom URI
+    version: str | None = None  # Major.Minor
+    tenant: str | None = None
+
+    @property
+    def origin(self) -> tuple[str, str, int]:
+        return _origin(self.url)
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path.rstrip("/")
+
+
+class Skill(BaseModel):
+    id: str = ""
+    name: str = ""
+    input_modes: list[str] = Field(default_factory=list)
+    output_modes: list[str] = Field(default_factory=list)
+
+
+class SecurityScheme(BaseModel):
+    name: str
+    kind: str  # apiKey, http, oauth2, openIdConnect, mutualTLS
+    location: str | None = None  # apiKey: header, query or cookie
+    parameter: str | None = None  # apiKey: the header, query parameter or cookie name
+    scheme: str | None = None  # http: Bearer, Basic, ...
+
+
+class Card(BaseModel):
+    """What a client learns from a card, whichever version wrote it."""
+
+    name: str = ""
+    description: str = ""
+    version: str = ""
+    #: the protocol shape the JSON had: "1.0", "0.3" or "both" (a2a-sdk's hybrid cards)
+    shape: str = "1.0"
+    interfaces: list[Interface] = Field(default_factory=list)
+    streaming: bool = False
+    push_notifications: bool = False
+    extended_card: bool = False
+    required_extensions: list[str] = Field(default_factory=list)
+    default_input_modes: list[str] = Field(default_factory=list)
+    default_output_modes: list[str] = Field(default_factory=list)
+    skills: list[Skill] = Field(default_factory=list)
+    security_schemes: list[SecurityScheme] = Field(default_factory=list)
+    #: each entry is one acceptable set of scheme names (OR of ANDs)
+    security_requirements: list[list[str]] = Field(default_factory=list)
+    fingerprint: str = ""
+    problems: list[str] = Field(default_factory=list)
+
+    def capability(self, name: str) -> bool:
+        return {"streaming": self.streaming, "pushNotifications": self.push_notifications,
+                "extendedAgentCard": self.extended_card}.get(name, False)
+
+    @property
+    def requires_auth(self) -> bool:
+        return any(requirement for requirement in self.security_requirements)
+
+    def accepted_input_modes(self) -> list[str]:
+        modes = list(self.default_input_modes)
+        for skill in self.skills:
+            modes += skill.input_modes
+        return modes
+
+    def preferred(self, binding: str) -> Interface | None:
+        """§8.3.2: the first declared interface of a binding the client speaks."""
+        for interface in self.interfaces:
+            if interface.binding.upper() == binding.upper():
+                return interface
+        return None
+
+
+def parse_card(data: object, raw: bytes = b"") -> Card:
+    """Read a card of any version; never raises."""
+    fingerprint = hashlib.sha256(raw or json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
+    if not isinstance(data, dict):
+        return Card(fingerprint=fingerprint, problems=["the card is not a JSON object"])
+    has_new = "supportedInterfaces" in data
+    has_old = "url" in data or "preferredTransport" in data or "additionalInterfaces" in data
+    shape = "both" if has_new and has_old else ("0.3" if has_old else "1.0")
+    capabilities = _dict(data.get("capabilities"))
+    card = Card(
+        name=_str(data.get("name")),
+        description=_str(data.get("description")),
+        version=_str(data.get("version")),
+        shape=shape,
+        interfaces=_interfaces(data),
+        streaming=capabilities.get("streaming") is True,
+        push_notifications=capabilities.get("pushNotifications") is True,
+        extended_card=capabilities.get("extendedAgentCard") is True
+        or data.get("supportsAuthenticatedExtendedCard") is True,
+        required_extensions=[_str(ext.get("uri")) for ext in _list(capabilities.get("extensions"))
+                             if isinstance(ext, dict) and ext.get("required") is True],
+        default_input_modes=_strings(data.get("defaultInputModes")),
+        default_output_modes=_strings(data.get("defaultOutputModes")),
+        skills=[_skill(skill) for skill in _list(data.get("skills")) if isinstance(skill, dict)],
+        security_schemes=_schemes(_dict(data.get("securitySchemes"))),
+        security_requirements=_requirements(data),
+        fingerprint=fingerprint,
+        problems=schema_problems(data) if shape != "0.3" else [],
+    )
+    return card
+
+
+def _interfaces(data: dict) -> list[Interface]:
+    interfaces: list[Interface] = []
+    for entry in _list(data.get("supportedInterfaces")):
+        if isinstance(entry, dict) and isinstance(entry.get("url"), str):
+            interfaces.append(Interface(
+                url=entry["url"],
+                binding=_str(entry.get("protocolBinding")) or "JSONRPC",
+                version=_major_minor(entry.get("protocolVersion")),
+                tenant=entry.get("tenant") if isinstance(entry.get("tenant"), str) else None,
+            ))
+    if isinstance(data.get("url"), str):  # 0.3: url + preferredTransport, then additionalInterfaces
+        version = _major_minor(data.get("protocolVersion")) or "0.3"
+        old = [Interface(url=data["url"], binding=_str(data.get("preferredTransport")) or "JSONRPC",
+                         version=version)]
+        for entry in _list(data.get("additionalInterfaces")):
+            if isinstance(entry, dict) and isinstance(entry.get("url"), str):
+                old.append(Interface(url=entry["url"], binding=_str(entry.get("transport")) or "JSONRPC",
+                                     version=version))
+        known = {(i.url, i.binding.upper(), i.version) for i in interfaces}
+        interfaces += [i for i in old if (i.url, i.binding.upper(), i.version) not in known]
+    return interfaces
+
+
+def _skill(data: dict) -> Skill:
+    return Skill(id=_str(data.get("id")), name=_str(data.get("name")),
+                 input_modes=_strings(data.get("inputModes")), output_modes=_strings(data.get("outputModes")))
+
+
+def _schemes(data: dict) -> list[SecurityScheme]:
+    schemes = []
+    for name, value in data.items():
+        if not isinstance(value, dict):
+            continue
+        if "type" in value:  # 0.3, OpenAPI style
+            kind = {"apiKey": "apiKey", "http": "http", "oauth2": "oauth2", "openIdConnect": "openIdConnect",
+                    "mutualTLS": "mutualTLS"}.get(_str(value.get("type")), _str(value.get("type")))
+            schemes.append(SecurityScheme(name=name, kind=kind, location=_opt(value.get("in")),
+                                          parameter=_opt(value.get("name")), scheme=_opt(value.get("scheme"))))
+            continue
+        for key, kind in (("apiKeySecurityScheme", "apiKey"), ("httpAuthSecurityScheme", "http"),
+                          ("oauth2SecurityScheme", "oauth2"), ("openIdConnectSecurityScheme", "openIdConnect"),
+                          ("mtlsSecurityScheme", "mutualTLS")):
+            if isinstance(value.get(key), dict):
+                inner = value[key]
+                schemes.append(SecurityScheme(name=name, kind=kind, location=_opt(inner.get("location")),
+                                              parameter=_opt(inner.get("name")), scheme=_opt(inner.get("scheme"))))
+    return schemes
+
+
+def _requirements(data: dict) -> list[list[str]]:
+    result: list[list[str]] = []
+    for entry in _list(data.get("securityRequirements")):
+        if isinstance(entry, dict):
+            result.append(sorted(_dict(entry.get("schemes")).keys()))
+    if not result:
+        for entry in _list(data.get("security")):  # 0.3: [{"scheme": [scopes]}]
+            if isinstance(entry, dict):
+                result.append(sorted(entry.keys()))
+    return result
+
+
+#: (field, type, required) of a 1.0 card (proto AgentCard, §2.1 of the reference)
+_CARD_FIELDS = (
+    ("name", str, True), ("description", str, True), ("supportedInterfaces", list, True),
+    ("version", str, True), ("capabilities", dict, True), ("defaultInputModes", list, True),
+    ("defaultOutputModes", list, True), ("skills", list, True), ("securitySchemes", dict, False),
+    ("securityRequirements", list, False), ("signatures", list, False), ("provider", dict, False),
+    ("documentationUrl", str, False), ("iconUrl", str, False),
+)
+_SKILL_FIELDS = (("id", str), ("name", str), ("description", str), ("tags", list))
+_INTERFACE_FIELDS = (("url", str), ("protocolBinding", str), ("protocolVersion", str))
+
+
+def schema_problems(data: dict) -> list[str]:
+    """Where a card breaks the 1.0 shape: missing or mistyped required fields."""
+    problems = []
+    for name, kind, required in _CARD_FIELDS:
+        if name not in data:
+            if required:
+                problems.append(f"missing required field `{name}`")
+        elif not isinstance(data[name], kind):
+            problems.append(f"`{name}` should be a {kind.__name__}")
+    for index, skill in enumerate(_list(data.get("skills"))):
+        for name, kind in _SKILL_FIELDS:
+            if not isinstance(_dict(skill).get(name), kind):
+                problems.append(f"`skills[{index}].{name}` is missing or not a {kind.__name__}")
+    for index, interface in enumerate(_list(data.get("supportedInterfaces"))):
+        for name, kind in _INTERFACE_FIELDS:
+            if not isinstance(_dict(interface).get(name), kind):
+                problems.append(f"`supportedInterfaces[{index}].{name}` is missing or not a {kind.__name__}")
+    return problems
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    parts = urlsplit(url)
+    scheme = (parts.scheme or "http").lower()
+    try:
+        port = parts.port or (443 if scheme == "https" else 80)
+    except ValueError:
+        port = 443 if scheme == "https" else 80
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def _major_minor(value: object) -> str | None:
+    if not isinstance(value, str) or not value:
+        return None
+    parts = value.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 else value
+
+
+def _dict(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _opt(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _strings(value: object) -> list[str]:
+    return [item for item in _list(value) if isinstance(item, str)]
+

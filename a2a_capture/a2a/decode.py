@@ -1,0 +1,411 @@
+"""Decode one exchange as A2A: which agent, which operation, which task, what went wrong.
+
+Pure functions over the capture model. Unknown or broken traffic is classified as such
+(kind "other", an unparseable body noted), never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from pydantic import BaseModel, Field
+
+from a2a_capture.a2a import spec
+from a2a_capture.a2a.cards import Card, parse_card
+from a2a_capture.capture.models import Exchange
+
+#: members of a task or event that hold no further tasks
+_NOT_TASKS = frozenset({"history", "artifacts", "message", "metadata", "parts", "status"})
+
+
+class CallError(BaseModel):
+    """What the server said was wrong."""
+
+    name: str | None = None  # TaskNotFoundError, ... or Unauthenticated / HTTP 503
+    code: int | None = None  # JSON-RPC code
+    http_status: int | None = None
+    reason: str | None = None  # ErrorInfo reason
+    message: str = ""
+
+
+class Call(BaseModel):
+    """One exchange, read as A2A."""
+
+    file: str = ""
+    number: int
+    label: str
+    title: str = ""
+    line: int | None = None
+    #: "card", "jsonrpc", "rest", "webhook" or "other"
+    kind: str = "other"
+    agent: str | None = None  # scheme://host:port
+    method: str = ""
+    path: str = ""
+    query: dict[str, list[str]] = Field(default_factory=dict)
+    binding: str | None = None  # JSONRPC or HTTP+JSON
+    #: the base path of the interface the call went to (REST: what precedes the route)
+    base_path: str | None = None
+    tenant: str | None = None
+    operation: str | None = None
+    rpc_method: str | None = None  # the JSON-RPC method as sent
+    #: the version the request's own spelling implies (method name or route): "1.0", "0.3", "0.1"
+    spelled_version: str | None = None
+    version_header: str | None = None
+    request_json: Any = None
+    request_json_error: bool = False
+    params: dict = Field(default_factory=dict)
+    task_id: str | None = None
+    context_id: str | None = None
+    message_id: str | None = None
+    part_media_types: list[str] = Field(default_factory=list)
+    inline_push: bool = False
+    status: int | None = None
+    response_json: Any = None
+    error: CallError | None = None
+    #: (task id, canonical state) in the order the response and its frames showed them
+    states: list[tuple[str, str]] = Field(default_factory=list)
+    #: frames of exchange ``late_stream``'s stream that this block shows, and their states
+    late_stream: int | None = None
+    late_states: list[tuple[str, str]] = Field(default_factory=list)
+    streamed: bool = False
+    events: int = 0
+    card: Card | None = None
+    card_bytes: int = 0
+    started: float | None = None  # seconds since the epoch, where recorded
+    duration: float | None = None
+    notes: list[str] = Field(default_factory=list)
+    headers: list[tuple[str, str]] = Field(default_factory=list)
+    response_headers: list[tuple[str, str]] = Field(default_factory=list)
+
+    def header(self, name: str) -> str | None:
+        wanted = name.lower()
+        return next((value for key, value in self.headers if key.lower() == wanted), None)
+
+    def response_header(self, name: str) -> str | None:
+        wanted = name.lower()
+        return next((value for key, value in self.response_headers if key.lower() == wanted), None)
+
+    @property
+    def is_a2a(self) -> bool:
+        return self.kind in ("jsonrpc", "rest")
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and (self.status is None or self.status < 400)
+
+
+def decode(exchange: Exchange, file: str = "", late_events: list | None = None) -> Call:
+    """Read an exchange as A2A.
+
+    ``late_events`` are frames of its own stream that the file shows in later blocks (they
+    count for the stream); frames this block shows for an earlier stream become
+    ``late_states``, so a session can apply them where they happened.
+    """
+    request, response = exchange.request, exchange.response
+    split = urlsplit(request.target)
+    call = Call(
+        file=file,
+        number=exchange.number,
+        label=exchange.label,
+        title=exchange.title,
+        line=exchange.line,
+        method=request.method.upper(),
+        path=split.path or "/",
+        query=parse_qs(split.query),
+        agent=_agent(exchange, split),
+        version_header=request.header(spec.VERSION_HEADER),
+        status=response.status if response is not None else None,
+        notes=[*exchange.notes, *exchange.response_notes, *exchange.trailing_notes],
+        headers=list(request.headers),
+        response_headers=list(response.headers) if response is not None else [],
+    )
+    meta = exchange.meta
+    if meta.started_at is not None:
+        call.started = meta.started_at.timestamp()
+    call.duration = meta.duration
+    call.request_json, call.request_json_error = _json(request.body)
+    if response is not None and not response.is_event_stream:
+        call.response_json, _ = _json(response.body)
+    frames = _frames(exchange, late_events or [])
+    call.streamed = response is not None and response.is_event_stream
+    call.events = len(frames)
+    if exchange.late_stream is not None:
+        call.late_stream = exchange.late_stream
+        for frame in exchange.late_events:
+            call.late_states += task_states(_json(frame.data.encode() if frame.data else b"")[0])
+
+    if exchange.webhook:
+        call.kind = "webhook"
+        _read_payload(call, call.request_json)
+        return call
+    if _is_card_fetch(call):
+        call.kind = "card"
+        if isinstance(call.response_json, dict) and call.status == 200:
+            call.card = parse_card(call.response_json, response.body)
+            call.card_bytes = len(response.body)
+        _read_error(call)
+        return call
+    if _read_jsonrpc(call, frames) or _read_rest(call, frames):
+        return call
+    _read_error(call)
+    return call
+
+
+# -- what kind of call ----------------------------------------------------------------------------
+
+
+def _is_card_fetch(call: Call) -> bool:
+    if call.method != "GET":
+        return False
+    path = call.path.rstrip("/")
+    if path.endswith(spec.CARD_PATH) or any(path.endswith(p) for p in spec.LEGACY_CARD_PATHS):
+        return True
+    if path.endswith(spec.LEGACY_EXTENDED_CARD_PATH):
+        return True
+    return looks_like_card(call.response_json)
+
+
+def looks_like_card(data: object) -> bool:
+    return (isinstance(data, dict) and isinstance(data.get("name"), str) and "skills" in data
+            and ("supportedInterfaces" in data or "url" in data))
+
+
+def _read_jsonrpc(call: Call, frames: list) -> bool:
+    body = call.request_json
+    is_rpc = isinstance(body, dict) and ("jsonrpc" in body or ("method" in body and "params" in body))
+    answered_rpc = isinstance(call.response_json, dict) and "jsonrpc" in call.response_json
+    if call.method != "POST" or not (is_rpc or isinstance(body, list) or (call.request_json_error and answered_rpc)):
+        return False
+    call.kind, call.binding = "jsonrpc", "JSONRPC"
+    if isinstance(body, dict):
+        method = body.get("method")
+        call.rpc_method = method if isinstance(method, str) else None
+        if call.rpc_method in spec.OPERATIONS:
+            call.operation, call.spelled_version = call.rpc_method, "1.0"
+        elif call.rpc_method in spec.LEGACY_METHODS:
+            call.operation, call.spelled_version = spec.LEGACY_METHODS[call.rpc_method]
+        params = body.get("params")
+        call.params = params if isinstance(params, dict) else {}
+        call.tenant = _str(call.params.get("tenant"))
+        path = spec.TASK_ID_PARAM.get(call.operation or "", ())
+        call.task_id = _str(_dig(call.params, path))
+        _read_message(call, call.params)
+    _read_error(call)
+    _read_results(call, call.response_json, frames)
+    return True
+
+
+def _read_rest(call: Call, frames: list) -> bool:
+    match = rest_route(call.method, call.path)
+    if match is None:
+        return False
+    route, found, base = match
+    call.kind, call.binding = "rest", "HTTP+JSON"
+    call.operation, call.spelled_version, call.base_path = route.operation, route.version, base
+    call.task_id = found.get("id")
+    if isinstance(call.request_json, dict):
+        call.params = call.request_json
+        _read_message(call, call.request_json)
+    call.params = {**call.params, **{key: values[-1] for key, values in call.query.items()}}
+    _read_error(call)
+    _read_results(call, call.response_json, frames)
+    return True
+
+
+def rest_route(method: str, path: str, bases: list[str] | None = None):
+    """(route, its placeholders, the base path before it) for a REST path, or None.
+
+    With ``bases`` (interface paths from a card) the route must follow one of them, maybe
+    after a tenant segment; without, the longest route that ends the path wins.
+    """
+    path = path.rstrip("/") or "/"
+    candidates = []
+    for route in spec.ROUTES:
+        found = route.regex.search(path)
+        if found is None:
+            continue
+        base = path[:found.start()]
+        candidates.append((len(route.pattern), route, found.groupdict(), base))
+    if bases is not None:
+        candidates = [c for c in candidates if _base_matches(c[3], bases)]
+    if not candidates:
+        return None
+    verb_ok = [c for c in candidates if method in c[1].verbs]
+    _, route, groups, base = max(verb_ok or candidates, key=lambda c: c[0])
+    return route, groups, base
+
+
+def _base_matches(base: str, bases: list[str]) -> bool:
+    base = base.rstrip("/")
+    for known in bases:
+        known = known.rstrip("/")
+        if base == known or (base.startswith(known + "/") and base[len(known) + 1:].count("/") == 0):
+            return True  # the interface path, maybe followed by one tenant segment
+    return False
+
+
+# -- reading payloads ------------------------------------------------------------------------------
+
+
+def _read_message(call: Call, params: dict) -> None:
+    message = params.get("message") or params.get("request")
+    if not isinstance(message, dict):
+        return
+    call.message_id = _str(message.get("messageId") or message.get("message_id"))
+    call.task_id = call.task_id or _str(message.get("taskId") or message.get("task_id"))
+    call.context_id = _str(message.get("contextId") or message.get("context_id"))
+    parts = message.get("parts") if isinstance(message.get("parts"), list) else message.get("content")
+    for part in parts if isinstance(parts, list) else []:
+        if isinstance(part, dict):
+            media = part_media_type(part)
+            if media:
+                call.part_media_types.append(media)
+    configuration = params.get("configuration")
+    if isinstance(configuration, dict):
+        push = configuration.get("taskPushNotificationConfig") or configuration.get("pushNotificationConfig")
+        call.inline_push = isinstance(push, dict) and bool(push)
+
+
+def part_media_type(part: dict) -> str | None:
+    """The media type of a 1.0 or 0.3 part; text and data parts imply theirs."""
+    media = part.get("mediaType")
+    if isinstance(media, str) and media:
+        return media.split(";")[0].strip().lower()
+    file = part.get("file")
+    if isinstance(file, dict):  # 0.3 file part
+        media = file.get("mimeType") or file.get("mediaType")
+        return media.lower() if isinstance(media, str) else None
+    kind = part.get("kind")
+    for field, implied in spec.IMPLIED_PART_TYPES.items():
+        if field in part or kind == field:
+            return implied
+    return None
+
+
+def _read_payload(call: Call, payload: object) -> None:
+    """A webhook body is one StreamResponse (1.0) or a Task (0.3)."""
+    call.states = task_states(payload)
+    if call.states:
+        call.task_id = call.states[0][0]
+    elif isinstance(payload, dict):
+        for member in payload.values():
+            if isinstance(member, dict) and isinstance(member.get("taskId"), str):
+                call.task_id = member["taskId"]
+
+
+def _read_results(call: Call, result: object, frames: list) -> None:
+    states = task_states(result)
+    for frame in frames:
+        data, _ = _json(frame.data.encode() if frame.data else b"")
+        if frame.event == "error" and call.error is None:
+            call.error = _error_from(data, None)
+        elif isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
+            call.error = _error_from(data["error"], None)
+        states += task_states(data)
+    call.states = states
+    if call.task_id is None and states:
+        call.task_id = states[0][0]
+
+
+def task_states(value: object, limit: int = 500) -> list[tuple[str, str]]:
+    """(task id, canonical state) for every task or status update in a JSON value."""
+    found: list[tuple[str, str]] = []
+    stack = [value]
+    while stack and len(found) < limit:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            status = item.get("status")
+            if isinstance(status, dict):
+                state = spec.canonical_state(status.get("state"))
+                task = item.get("taskId") or item.get("id")
+                if state and isinstance(task, str):
+                    found.append((task, state))
+            stack.extend(child for key, child in reversed(item.items())
+                         if key not in _NOT_TASKS and isinstance(child, (dict, list)))
+    return found
+
+
+def _read_error(call: Call) -> None:
+    body = call.response_json
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        call.error = _error_from(body["error"], call.status)
+    elif call.status is not None and call.status >= 400:
+        call.error = _error_from(body if isinstance(body, dict) else None, call.status)
+
+
+def _error_from(error: object, status: int | None) -> CallError:
+    """An error from a JSON-RPC error object, a google.rpc.Status, or RFC 9457 problem JSON."""
+    result = CallError(http_status=status if status and status >= 400 else None)
+    if not isinstance(error, dict):
+        result.name = _status_name(status)
+        return result
+    code = error.get("code")
+    message = error.get("message") or error.get("title") or error.get("detail")
+    result.message = message if isinstance(message, str) else ""
+    details = error.get("data") if "data" in error else error.get("details")
+    for detail in details if isinstance(details, list) else [details]:
+        if isinstance(detail, dict) and isinstance(detail.get("reason"), str):
+            result.reason = detail["reason"]
+            break
+    if isinstance(code, int) and code < 0:
+        result.code = code
+        kind = spec.ERRORS_BY_CODE.get(code)
+        result.name = kind.name if kind else f"JSON-RPC error {code}"
+    elif result.reason in spec.ERRORS_BY_REASON:
+        result.name = spec.ERRORS_BY_REASON[result.reason].name
+    else:
+        result.name = _status_name(status if status else code if isinstance(code, int) else None)
+    return result
+
+
+def _status_name(status: int | None) -> str | None:
+    return {401: "Unauthenticated", 403: "PermissionDenied"}.get(status or 0,
+                                                                  f"HTTP {status}" if status else None)
+
+
+# -- small helpers ---------------------------------------------------------------------------------
+
+
+def _frames(exchange: Exchange, late: list) -> list:
+    response = exchange.response
+    frames = list(response.events) if response is not None else []
+    return [frame for frame in frames + list(late) if not frame.is_ping]
+
+
+def _agent(exchange: Exchange, split) -> str | None:
+    if split.scheme and split.netloc:  # absolute-form target, as sent to a forward proxy
+        scheme, netloc = split.scheme.lower(), split.netloc.lower()
+    else:
+        host = exchange.request.header("host") or exchange.meta.server
+        if not host:
+            return None
+        scheme, netloc = "http", host.strip().lower()
+    if ":" not in netloc.rsplit("]", 1)[-1]:
+        netloc += ":443" if scheme == "https" else ":80"
+    return f"{scheme}://{netloc}"
+
+
+def _json(body: bytes) -> tuple[Any, bool]:
+    """(value, True when the body is there but is not JSON)."""
+    if not body or not body.strip():
+        return None, False
+    try:
+        return json.loads(body), False
+    except (ValueError, UnicodeDecodeError):
+        return None, True
+
+
+def _dig(value: object, path: tuple[str, ...]) -> object:
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None

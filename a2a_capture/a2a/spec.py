@@ -1,0 +1,234 @@
+"""A2A wire facts as data: method names, routes, errors, capability gates, task states.
+
+Everything the decoder and the rules know about the protocol lives in these tables, so a
+change in the spec is a change here. Section numbers are those of the A2A 1.0.1 spec.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# -- operations ---------------------------------------------------------------------------------
+
+#: canonical 1.0 operation names (they are also the 1.0 JSON-RPC method names)
+OPERATIONS = (
+    "SendMessage",
+    "SendStreamingMessage",
+    "GetTask",
+    "ListTasks",
+    "CancelTask",
+    "SubscribeToTask",
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+    "GetExtendedAgentCard",
+)
+
+#: operations whose success is an SSE stream
+STREAMING_OPERATIONS = frozenset({"SendStreamingMessage", "SubscribeToTask"})
+
+#: JSON-RPC method names of 0.3 (and older) -> (canonical operation, version that spelled it)
+LEGACY_METHODS: dict[str, tuple[str, str]] = {
+    "message/send": ("SendMessage", "0.3"),
+    "message/stream": ("SendStreamingMessage", "0.3"),
+    "tasks/get": ("GetTask", "0.3"),
+    "tasks/cancel": ("CancelTask", "0.3"),
+    "tasks/resubscribe": ("SubscribeToTask", "0.3"),
+    "tasks/pushNotificationConfig/set": ("CreateTaskPushNotificationConfig", "0.3"),
+    "tasks/pushNotificationConfig/get": ("GetTaskPushNotificationConfig", "0.3"),
+    "tasks/pushNotificationConfig/list": ("ListTaskPushNotificationConfigs", "0.3"),
+    "tasks/pushNotificationConfig/delete": ("DeleteTaskPushNotificationConfig", "0.3"),
+    "agent/getAuthenticatedExtendedCard": ("GetExtendedAgentCard", "0.3"),
+    "tasks/send": ("SendMessage", "0.1"),
+    "tasks/sendSubscribe": ("SendStreamingMessage", "0.1"),
+    "tasks/pushNotification/set": ("CreateTaskPushNotificationConfig", "0.1"),
+    "tasks/pushNotification/get": ("GetTaskPushNotificationConfig", "0.1"),
+}
+
+#: where each JSON-RPC method's task id sits in params
+TASK_ID_PARAM: dict[str, tuple[str, ...]] = {
+    "SendMessage": ("message", "taskId"),
+    "SendStreamingMessage": ("message", "taskId"),
+    "GetTask": ("id",),
+    "CancelTask": ("id",),
+    "SubscribeToTask": ("id",),
+    "CreateTaskPushNotificationConfig": ("taskId",),
+    "GetTaskPushNotificationConfig": ("taskId",),
+    "ListTaskPushNotificationConfigs": ("taskId",),
+    "DeleteTaskPushNotificationConfig": ("taskId",),
+}
+
+
+@dataclass(frozen=True)
+class Route:
+    """One HTTP+JSON route, relative to the interface URL (§11.3; proto http bindings)."""
+
+    verbs: tuple[str, ...]
+    pattern: str  # with {id} and {config} placeholders
+    operation: str
+    version: str = "1.0"
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        body = re.escape(self.pattern).replace(r"\{id\}", r"(?P<id>[^/:?]+)").replace(
+            r"\{config\}", r"(?P<config>[^/:?]+)"
+        )
+        return re.compile(body + r"\Z")
+
+
+#: 1.0 routes; 0.3 routes are the same under `/v1` with a few differences (§3.2 of the reference)
+ROUTES: tuple[Route, ...] = (
+    Route(("POST",), "/message:send", "SendMessage"),
+    Route(("POST",), "/message:stream", "SendStreamingMessage"),
+    Route(("POST",), "/tasks/{id}:cancel", "CancelTask"),
+    Route(("GET", "POST"), "/tasks/{id}:subscribe", "SubscribeToTask"),  # proto GET, prose POST
+    Route(("POST",), "/tasks/{id}/pushNotificationConfigs", "CreateTaskPushNotificationConfig"),
+    Route(("GET",), "/tasks/{id}/pushNotificationConfigs/{config}", "GetTaskPushNotificationConfig"),
+    Route(("GET",), "/tasks/{id}/pushNotificationConfigs", "ListTaskPushNotificationConfigs"),
+    Route(("DELETE",), "/tasks/{id}/pushNotificationConfigs/{config}", "DeleteTaskPushNotificationConfig"),
+    Route(("GET",), "/tasks/{id}", "GetTask"),
+    Route(("GET",), "/tasks", "ListTasks"),
+    Route(("GET",), "/extendedAgentCard", "GetExtendedAgentCard"),
+    Route(("POST",), "/v1/message:send", "SendMessage", "0.3"),
+    Route(("POST",), "/v1/message:stream", "SendStreamingMessage", "0.3"),
+    Route(("POST",), "/v1/tasks/{id}:cancel", "CancelTask", "0.3"),
+    Route(("GET", "POST"), "/v1/tasks/{id}:subscribe", "SubscribeToTask", "0.3"),
+    Route(("POST",), "/v1/tasks/{id}/pushNotificationConfigs", "CreateTaskPushNotificationConfig", "0.3"),
+    Route(("GET",), "/v1/tasks/{id}/pushNotificationConfigs/{config}", "GetTaskPushNotificationConfig", "0.3"),
+    Route(("GET",), "/v1/tasks/{id}/pushNotificationConfigs", "ListTaskPushNotificationConfigs", "0.3"),
+    Route(("DELETE",), "/v1/tasks/{id}/pushNotificationConfigs/{config}", "DeleteTaskPushNotificationConfig",
+          "0.3"),
+    Route(("GET",), "/v1/tasks/{id}", "GetTask", "0.3"),
+    Route(("GET",), "/v1/card", "GetExtendedAgentCard", "0.3"),
+)
+
+#: the tail of any route, to find the interface base of a REST call made without a card
+ROUTE_TAIL = re.compile(
+    r"(?:/v1)?/(?:message:(?:send|stream)|tasks(?:/[^/]+(?::cancel|:subscribe|/pushNotificationConfigs(?:/[^/]+)?)?)?"
+    r"|extendedAgentCard|card)\Z"
+)
+
+# -- discovery ----------------------------------------------------------------------------------
+
+#: the well-known card path of 0.3 and 1.0 (§8.2, RFC 8615)
+CARD_PATH = "/.well-known/agent-card.json"
+#: paths that clients have tried for the card: the ≤0.2 path and common misspellings
+LEGACY_CARD_PATHS = (
+    "/.well-known/agent.json",
+    "/.well-known/agent-card",
+    "/.well-known/agentcard.json",
+    "/.well-known/agent_card.json",
+    "/agent-card.json",
+    "/agent.json",
+)
+#: the 0.2.x extended card route (plain HTTP GET)
+LEGACY_EXTENDED_CARD_PATH = "/agent/authenticatedExtendedCard"
+
+# -- versions ------------------------------------------------------------------------------------
+
+VERSION_HEADER = "A2A-Version"
+#: what a server must assume when a request has no version header (§3.6.2)
+VERSION_WHEN_ABSENT = "0.3"
+
+# -- task states ----------------------------------------------------------------------------------
+
+#: every spelling -> the 1.0 name
+STATE_NAMES: dict[str, str] = {
+    "TASK_STATE_UNSPECIFIED": "TASK_STATE_UNSPECIFIED",
+    "TASK_STATE_SUBMITTED": "TASK_STATE_SUBMITTED",
+    "TASK_STATE_WORKING": "TASK_STATE_WORKING",
+    "TASK_STATE_COMPLETED": "TASK_STATE_COMPLETED",
+    "TASK_STATE_FAILED": "TASK_STATE_FAILED",
+    "TASK_STATE_CANCELED": "TASK_STATE_CANCELED",
+    "TASK_STATE_CANCELLED": "TASK_STATE_CANCELED",  # 0.3 REST/gRPC
+    "TASK_STATE_INPUT_REQUIRED": "TASK_STATE_INPUT_REQUIRED",
+    "TASK_STATE_REJECTED": "TASK_STATE_REJECTED",
+    "TASK_STATE_AUTH_REQUIRED": "TASK_STATE_AUTH_REQUIRED",
+    "unknown": "TASK_STATE_UNSPECIFIED",
+    "submitted": "TASK_STATE_SUBMITTED",
+    "working": "TASK_STATE_WORKING",
+    "completed": "TASK_STATE_COMPLETED",
+    "failed": "TASK_STATE_FAILED",
+    "canceled": "TASK_STATE_CANCELED",
+    "cancelled": "TASK_STATE_CANCELED",
+    "input-required": "TASK_STATE_INPUT_REQUIRED",
+    "rejected": "TASK_STATE_REJECTED",
+    "auth-required": "TASK_STATE_AUTH_REQUIRED",
+}
+TERMINAL_STATES = frozenset(
+    {"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"}
+)
+INTERRUPTED_STATES = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"})
+
+
+def canonical_state(value: object) -> str | None:
+    return STATE_NAMES.get(value) if isinstance(value, str) else None
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    name: str
+    code: int | None  # JSON-RPC code
+    http_status: int | None  # HTTP+JSON status (1.0.1)
+    reason: str | None  # google.rpc.ErrorInfo reason
+
+
+ERRORS: tuple[ErrorKind, ...] = (
+    ErrorKind("TaskNotFoundError", -32001, 404, "TASK_NOT_FOUND"),
+    ErrorKind("TaskNotCancelableError", -32002, 400, "TASK_NOT_CANCELABLE"),
+    ErrorKind("PushNotificationNotSupportedError", -32003, 400, "PUSH_NOTIFICATION_NOT_SUPPORTED"),
+    ErrorKind("UnsupportedOperationError", -32004, 400, "UNSUPPORTED_OPERATION"),
+    ErrorKind("ContentTypeNotSupportedError", -32005, 400, "CONTENT_TYPE_NOT_SUPPORTED"),
+    ErrorKind("InvalidAgentResponseError", -32006, 500, "INVALID_AGENT_RESPONSE"),
+    ErrorKind("ExtendedAgentCardNotConfiguredError", -32007, 400, "EXTENDED_AGENT_CARD_NOT_CONFIGURED"),
+    ErrorKind("ExtensionSupportRequiredError", -32008, 400, "EXTENSION_SUPPORT_REQUIRED"),
+    ErrorKind("VersionNotSupportedError", -32009, 400, "VERSION_NOT_SUPPORTED"),
+    ErrorKind("JSONParseError", -32700, 400, "PARSE_ERROR"),
+    ErrorKind("InvalidRequestError", -32600, 400, "INVALID_REQUEST"),
+    ErrorKind("MethodNotFoundError", -32601, 404, "METHOD_NOT_FOUND"),
+    ErrorKind("InvalidParamsError", -32602, 400, "INVALID_PARAMS"),
+    ErrorKind("InternalError", -32603, 500, "INTERNAL_ERROR"),
+)
+ERRORS_BY_CODE = {kind.code: kind for kind in ERRORS if kind.code is not None}
+ERRORS_BY_REASON = {kind.reason: kind for kind in ERRORS if kind.reason is not None}
+
+#: errors that say the request itself was broken (§9.5)
+MALFORMED_ERRORS = frozenset({"JSONParseError", "InvalidRequestError", "InvalidParamsError"})
+#: HTTP statuses that say the caller was not authenticated or not allowed (§3.3.2)
+AUTH_STATUSES = frozenset({401, 403})
+
+
+# -- capability gates (§3.3.4) ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Gate:
+    capability: str  # the AgentCapabilities field
+    rule: str  # the rule that flags a call the card rules out
+    error: str  # what the server answers
+
+
+GATES: dict[str, Gate] = {
+    "SendStreamingMessage": Gate("streaming", "capability-streaming", "UnsupportedOperationError"),
+    "SubscribeToTask": Gate("streaming", "capability-streaming", "UnsupportedOperationError"),
+    "CreateTaskPushNotificationConfig": Gate("pushNotifications", "capability-push",
+                                             "PushNotificationNotSupportedError"),
+    "GetTaskPushNotificationConfig": Gate("pushNotifications", "capability-push",
+                                          "PushNotificationNotSupportedError"),
+    "ListTaskPushNotificationConfigs": Gate("pushNotifications", "capability-push",
+                                            "PushNotificationNotSupportedError"),
+    "DeleteTaskPushNotificationConfig": Gate("pushNotifications", "capability-push",
+                                             "PushNotificationNotSupportedError"),
+    "GetExtendedAgentCard": Gate("extendedAgentCard", "capability-extended-card", "UnsupportedOperationError"),
+}
+
+# -- media types -------------------------------------------------------------------------------------
+
+#: the media type a part has when it does not say (§3.4, Part)
+IMPLIED_PART_TYPES = {"text": "text/plain", "data": "application/json"}
+JSON_TYPES = ("application/json", "application/a2a+json", "application/problem+json")

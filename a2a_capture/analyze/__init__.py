@@ -1,0 +1,1 @@
+"""The analyzer: a session model, rule families, findings."""

@@ -1,0 +1,112 @@
+"""Run the rules over a session of captures: decode, replay the client's knowledge, judge."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+
+from pydantic import BaseModel, Field
+
+from a2a_capture.a2a.decode import Call, decode
+from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the rules)
+from a2a_capture.analyze.config import Config, ignored_in_notes
+from a2a_capture.analyze.findings import RULES, Finding, Severity
+from a2a_capture.analyze.session import Session
+from a2a_capture.capture import iter_exchanges
+
+
+class CallRecord(BaseModel):
+    """One call as the JSON output shows it, with the card the client was acting on."""
+
+    file: str
+    exchange: str
+    line: int | None
+    kind: str
+    agent: str | None
+    operation: str | None
+    binding: str | None
+    version: str | None
+    task_id: str | None
+    status: int | None
+    error: str | None
+    states: list[str]
+    card: dict | None = None  # provenance: agent, fetch exchange, ETag, fingerprint
+
+
+class Summary(BaseModel):
+    files: list[str]
+    exchanges: int
+    calls_by_operation: dict[str, int]
+    errors: int
+    streams: int
+    findings_by_rule: dict[str, int]
+    findings_by_severity: dict[str, int]
+    wasted_round_trips: int
+    wasted_seconds: float | None = None
+
+
+class Analysis(BaseModel):
+    findings: list[Finding] = Field(default_factory=list)
+    calls: list[CallRecord] = Field(default_factory=list)
+    summary: Summary
+
+
+def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None) -> Analysis:
+    """Files given together form one session, in the order given."""
+    config = config or Config()
+    session = Session()
+    findings: list[Finding] = []
+    records: list[CallRecord] = []
+    files = [os.fspath(path) for path in paths]
+    for file in files:
+        active = config.active(file)
+        for exchange in iter_exchanges(file):
+            call = decode(exchange, file)
+            silenced = ignored_in_notes(call.notes)
+            for rule in active:
+                if silenced is None or rule.id in silenced:
+                    continue
+                findings.extend(rule.run(call, session))
+            records.append(_record(call, session))
+            session.apply(call)
+            _forget_bodies(call)
+    return Analysis(findings=findings, calls=records, summary=_summary(files, records, findings))
+
+
+def _record(call: Call, session: Session) -> CallRecord:
+    held = session.held_card(call) if call.kind != "card" else None
+    version = call.version_header or call.spelled_version
+    return CallRecord(
+        file=call.file, exchange=call.label, line=call.line, kind=call.kind, agent=call.agent,
+        operation=call.operation, binding=call.binding, version=version, task_id=call.task_id,
+        status=call.status, error=call.error.name if call.error else None,
+        states=[state for _, state in call.states], card=held.provenance if held else None,
+    )
+
+
+def _forget_bodies(call: Call) -> None:
+    """Later rules need a call's parsed bodies only for ListTasks paging and extended cards."""
+    if call.operation not in ("ListTasks", "GetExtendedAgentCard") and call.kind != "card":
+        call.response_json = None
+    call.request_json = None
+
+
+def _summary(files: list[str], records: list[CallRecord], findings: list[Finding]) -> Summary:
+    wasted: dict[tuple[str, str], Finding] = {}
+    for finding in findings:
+        rule = RULES[finding.rule]
+        if rule.wasted and finding.severity != Severity.INFO:
+            wasted.setdefault((finding.file, finding.exchange), finding)
+    costs = [f.cost for f in wasted.values() if f.cost is not None]
+    return Summary(
+        files=files,
+        exchanges=len(records),
+        calls_by_operation=dict(Counter(r.operation or r.kind for r in records)),
+        errors=sum(1 for r in records if r.error),
+        streams=sum(1 for r in records if r.operation in ("SendStreamingMessage", "SubscribeToTask")),
+        findings_by_rule=dict(Counter(f.rule for f in findings)),
+        findings_by_severity=dict(Counter(f.severity.value for f in findings)),
+        wasted_round_trips=len(wasted),
+        wasted_seconds=round(sum(costs), 6) if costs else None,
+    )

@@ -1,0 +1,66 @@
+"""Operations that the agent's card had already ruled out (§3.3.4)."""
+
+from __future__ import annotations
+
+from a2a_capture.a2a import spec
+from a2a_capture.analyze.findings import Hit, ref, rule
+
+
+def _gated(capability_rule: str):
+    """The check shared by the three capability rules: the gate table says which applies."""
+    def check(call, session):
+        if not call.is_a2a or call.operation is None:
+            return
+        held = session.held_card(call)
+        if held is None:
+            return
+        gate = spec.GATES.get(call.operation)
+        if gate is not None and gate.rule == capability_rule and not held.card.capability(gate.capability):
+            answer = f"; the agent answered {call.error.name}" if call.error else ""
+            yield Hit(f"{call.operation} on {held.card.name or call.agent}, whose card ("
+                      f"{ref(held.fetch, call)}) has no capabilities.{gate.capability}{answer}", [held.fetch])
+        elif (capability_rule == "capability-push" and call.inline_push
+              and not held.card.push_notifications):
+            yield Hit(f"{call.operation} carries a push notification config, but the card of "
+                      f"{held.card.name or call.agent} ({ref(held.fetch, call)}) has no "
+                      "capabilities.pushNotifications: no webhook will come", [held.fetch])
+    return check
+
+
+rule(
+    id="capability-push",
+    severity="error",
+    title="Push notification call to an agent without push",
+    spec="§3.3.4",
+    why="""
+The card says whether the agent sends push notifications (`capabilities.pushNotifications`). Any
+push-config call to an agent without it fails with PushNotificationNotSupportedError (-32003),
+and a config sent inline with a message is ignored, so the client waits for webhooks that never
+come. The card had already answered the question.""",
+    example="CreateTaskPushNotificationConfig to an agent whose card has no pushNotifications",
+    fix="Check `capabilities.pushNotifications` first; poll or stream instead.",
+)(_gated("capability-push"))
+
+rule(
+    id="capability-streaming",
+    severity="error",
+    title="Streaming call to an agent without streaming",
+    spec="§3.3.4",
+    why="""
+SendStreamingMessage and SubscribeToTask need `capabilities.streaming` on the card. Without it
+the call fails with UnsupportedOperationError (-32004): a round trip the card had ruled out.""",
+    example="SendStreamingMessage to an agent whose card has streaming: false",
+    fix="Check `capabilities.streaming`; use SendMessage (blocking) or GetTask instead.",
+)(_gated("capability-streaming"))
+
+rule(
+    id="capability-extended-card",
+    severity="error",
+    title="Extended card asked of an agent that has none",
+    spec="§3.3.4, §3.1.11",
+    why="""
+GetExtendedAgentCard is only served when the card sets `capabilities.extendedAgentCard`
+(0.3: `supportsAuthenticatedExtendedCard`). Otherwise it fails with UnsupportedOperationError.""",
+    example="GetExtendedAgentCard to an agent whose card lacks extendedAgentCard",
+    fix="Ask for the extended card only when the public card offers one.",
+)(_gated("capability-extended-card"))

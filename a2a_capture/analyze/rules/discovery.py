@@ -1,0 +1,62 @@
+"""Discovery: where the card was asked for, and whether it had to be asked for again."""
+
+from __future__ import annotations
+
+from a2a_capture.a2a import spec
+from a2a_capture.analyze.findings import Hit, ref, rule
+
+
+@rule(
+    id="card-path",
+    severity="warning",
+    title="Card requested at the wrong path",
+    spec="§8.2",
+    why="""
+A2A 0.3 and 1.0 agents serve their card at `/.well-known/agent-card.json`. A request for
+`/.well-known/agent.json` (the 0.2 path), `/.well-known/agent-card` or any other guess costs a
+round trip that usually ends in 404, and then a second request at the right path.""",
+    example="GET /.well-known/agent.json HTTP/1.1  ->  404, then GET /.well-known/agent-card.json",
+    fix="Request `/.well-known/agent-card.json` first, and only that.",
+)
+def card_path(call, session):
+    if call.kind != "card" or call.path.rstrip("/").endswith(spec.CARD_PATH):
+        return
+    if call.path.rstrip("/").endswith(spec.LEGACY_EXTENDED_CARD_PATH):
+        return  # the 0.2 extended card route, judged by the capability rules
+    outcome = f"answered {call.status}" if call.status else "unanswered"
+    right = session.previous(lambda c: c.kind == "card" and c.path.endswith(spec.CARD_PATH) and c.ok, call.agent)
+    related = [right] if right else []
+    yield Hit(f"card requested at {call.path} ({outcome}); A2A 0.3 and 1.0 serve it at {spec.CARD_PATH}", related)
+
+
+@rule(
+    id="card-refetch",
+    severity="warning",
+    title="Card fetched again without need",
+    spec="§8.6.2",
+    why="""
+A client should cache the card as HTTP says (RFC 9111): within `max-age` it needs no request at
+all, and after that it should revalidate with `If-None-Match` or `If-Modified-Since`, which costs
+a 304 with no body. Fetching the whole card again, often before every message, doubles the round
+trips of a session.""",
+    example="GET /.well-known/agent-card.json (ETag: W/\"a1\") ... GET /.well-known/agent-card.json",
+    fix="Keep the card; when it is stale, send `If-None-Match` with its ETag.",
+)
+def card_refetch(call, session):
+    if call.kind != "card" or call.agent is None:
+        return
+    held = session.cards.get(call.agent)
+    if held is None or held.extended:
+        return
+    fresh = held.fresh_at(call.started)
+    conditional = call.header("if-none-match") or call.header("if-modified-since")
+    if fresh:
+        yield Hit(f"card fetched again while the copy from {ref(held.fetch, call)} was fresh "
+                  f"(max-age={held.max_age})", [held.fetch])
+    elif (held.etag or held.last_modified) and not conditional:
+        validator = f"ETag {held.etag}" if held.etag else f"Last-Modified {held.last_modified}"
+        yield Hit(f"card fetched again unconditionally although {ref(held.fetch, call)} gave "
+                  f"{validator}; revalidate with If-None-Match / If-Modified-Since", [held.fetch])
+    elif fresh is None and not conditional and held.max_age is None and not held.no_cache:
+        yield Hit(f"card fetched again although {ref(held.fetch, call)} had already fetched it and the "
+                  "server set no expiry", [held.fetch])

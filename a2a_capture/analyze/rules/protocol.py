@@ -1,0 +1,271 @@
+"""How a call is sent: version header, method spelling, interface, tenant, credentials, body."""
+
+from __future__ import annotations
+
+import fnmatch
+
+from a2a_capture.a2a import spec
+from a2a_capture.analyze.findings import Hit, ref, rule
+
+
+def _major(version: str | None) -> str | None:
+    return version.split(".")[0] if version else None
+
+
+def _declared_versions(call, session) -> set[str]:
+    """The protocol versions the card declares for the interface this call went to."""
+    versions = set()
+    for interface in _matching_interfaces(call, session):
+        versions.add(interface.version or "0.3")
+    return versions
+
+
+def _matching_interfaces(call, session):
+    base = call.path if call.binding == "JSONRPC" else (call.base_path or "")
+    result = []
+    for interface in session.interfaces_for(call):
+        if interface.binding.upper() != (call.binding or "").upper():
+            continue
+        if call.binding == "JSONRPC":
+            if call.path.rstrip("/") == interface.path:
+                result.append(interface)
+        elif _under(base.rstrip("/"), interface.path):
+            result.append(interface)
+    return result
+
+
+def _under(base: str, interface_path: str) -> bool:
+    if base == interface_path:
+        return True
+    rest = base[len(interface_path):] if base.startswith(interface_path + "/") else None
+    return rest is not None and rest.count("/") == 1  # one tenant segment
+
+
+@rule(
+    id="version-header-missing",
+    severity="error",
+    title="A 1.0 call without A2A-Version",
+    spec="§3.6.1, §3.6.2",
+    why="""
+A 1.0 client must send `A2A-Version: 1.0` on every request. A server treats a request without
+it as 0.3, so a 1.0 method is answered with VersionNotSupportedError (-32009) or handled with
+0.3 semantics, and the client has to send it again.""",
+    example="POST /rpc with method SendMessage and no A2A-Version header",
+    fix="Send `A2A-Version: 1.0` on every request.",
+)
+def version_header_missing(call, session):
+    if call.is_a2a and call.spelled_version == "1.0" and not call.version_header:
+        answer = f"; the agent answered {call.error.name}" if call.error else ""
+        held = session.held_card(call)
+        yield Hit(f"{call.operation} is a 1.0 {'method' if call.binding == 'JSONRPC' else 'route'} but the "
+                  f"request has no A2A-Version header, so the agent must treat it as 0.3{answer}",
+                  [held.fetch] if held else [])
+
+
+@rule(
+    id="method-version-mismatch",
+    severity="error",
+    title="Method or route of the wrong protocol version",
+    spec="§3.6.2, §8.3.2",
+    why="""
+0.3 spells methods `message/send`, `tasks/get`, ... and routes under `/v1`; 1.0 spells them
+`SendMessage`, `GetTask` and routes without `/v1`. Sending one version's name to an interface
+that speaks the other (or with an A2A-Version header that says the other) fails with
+MethodNotFoundError (-32601) or VersionNotSupportedError.""",
+    example="POST /rpc with A2A-Version: 1.0 and method message/send",
+    fix="Use the names of the version the chosen interface declares, and say that version in A2A-Version.",
+)
+def method_version_mismatch(call, session):
+    if not call.is_a2a or call.spelled_version is None:
+        return
+    spelled = "0.3" if call.spelled_version in ("0.1", "0.2") else call.spelled_version
+    name = call.rpc_method or f"{call.method} {call.path}"
+    header = call.version_header
+    if header and _major(header) != _major(spelled) and not (spelled == "0.3" and _major(header) == "0"):
+        yield Hit(f"{name} is a {call.spelled_version} name but the request says A2A-Version: {header}")
+        return
+    declared = _declared_versions(call, session)
+    if declared and not any(_major(v) == _major(spelled) for v in declared):
+        held = session.held_card(call)
+        yield Hit(f"{name} is a {call.spelled_version} name, but the interface it was sent to declares "
+                  f"protocolVersion {', '.join(sorted(declared))}", [held.fetch] if held else [])
+
+
+@rule(
+    id="interface-undeclared",
+    severity="warning",
+    title="Call to an interface the card does not declare",
+    spec="§8.3.2",
+    why="""
+A client must send each call to the `url` of an interface the card declares for the binding it
+uses. A call to another path or host (an old endpoint, a guessed `/rpc`, the card's origin) is
+at best redirected and usually answered 404 or 405.""",
+    example="POST /rpc when the card declares JSONRPC at http://host/a2a/jsonrpc",
+    fix="Pick an interface from `supportedInterfaces` and use its `url` exactly.",
+)
+def interface_undeclared(call, session):
+    held = session.held_card(call)
+    if not call.is_a2a or held is None or not held.card.interfaces:
+        return
+    if _matching_interfaces(call, session):
+        return
+    declared = [f"{i.binding} {i.url}" for i in held.card.interfaces]
+    where = call.path if call.binding == "JSONRPC" else (call.base_path or "/")
+    yield Hit(f"{call.binding} call to {call.agent}{where}, which the card ({ref(held.fetch, call)}) does not "
+              f"declare; it declares {'; '.join(declared)}", [held.fetch])
+
+
+@rule(
+    id="interface-not-preferred",
+    severity="info",
+    title="A later interface used where the first speaks the same binding",
+    spec="§8.3.1, §8.3.2",
+    why="""
+The card lists its interfaces in order of preference. When the first entry for a binding speaks
+the same protocol version, a client that picks a later one goes against the agent's stated
+preference (often a slower or deprecated endpoint).""",
+    example="card: JSONRPC 1.0 at /a2a, JSONRPC 1.0 at /legacy; the client posts to /legacy",
+    fix="Use the first declared interface of the binding and version you speak.",
+    wasted=False,
+)
+def interface_not_preferred(call, session):
+    held = session.held_card(call)
+    if not call.is_a2a or held is None:
+        return
+    matching = _matching_interfaces(call, session)
+    if not matching:
+        return
+    used = matching[0]
+    for interface in held.card.interfaces:
+        if interface.binding.upper() == used.binding.upper() and interface.version == used.version:
+            if interface is not used and interface.url != used.url:
+                yield Hit(f"sent to {used.url}, but the card prefers {interface.url} for {used.binding} "
+                          f"{used.version or ''}".rstrip(), [held.fetch])
+            return
+
+
+@rule(
+    id="tenant-not-echoed",
+    severity="warning",
+    title="Tenant of the chosen interface not sent",
+    spec="§8.3.2",
+    why="""
+When the chosen interface declares a `tenant`, the client must put it into every request
+(JSON-RPC `params.tenant`, REST path prefix). Without it the agent routes the call to the wrong
+tenant and answers TaskNotFound or an error.""",
+    example="interface tenant 'acme'; POST /rpc with params lacking tenant",
+    fix="Copy the interface's `tenant` into every request.",
+)
+def tenant_not_echoed(call, session):
+    if not call.is_a2a:
+        return
+    for interface in _matching_interfaces(call, session):
+        if not interface.tenant:
+            continue
+        if call.binding == "JSONRPC" and call.tenant != interface.tenant:
+            yield Hit(f"the interface declares tenant {interface.tenant!r} but params.tenant is "
+                      f"{call.tenant!r}", [session.held_card(call).fetch])
+        elif call.binding == "HTTP+JSON" and not (call.base_path or "").rstrip("/").endswith("/" + interface.tenant):
+            yield Hit(f"the interface declares tenant {interface.tenant!r} but the path {call.path} does not carry it",
+                      [session.held_card(call).fetch])
+        return
+
+
+def _has_credentials(call, card) -> bool:
+    if call.header("authorization") or call.header("cookie"):
+        return True
+    for scheme in card.security_schemes:
+        if scheme.kind == "apiKey" and scheme.parameter:
+            if scheme.location == "query" and scheme.parameter in call.query:
+                return True
+            if scheme.location in (None, "header") and call.header(scheme.parameter):
+                return True
+    return False
+
+
+@rule(
+    id="auth-missing",
+    severity="error",
+    title="Request without credentials to an agent that requires them",
+    spec="§7.3, §3.3.2",
+    why="""
+When the card declares security requirements, every request must carry credentials in the
+transport (Authorization, an API key, a cookie). A request without them is answered 401 or 403
+and sent again: the card had said so before the first attempt.""",
+    example="POST /rpc without Authorization to an agent whose card requires a bearer token",
+    fix="Send the credentials the card's `securityRequirements` name on every request.",
+)
+def auth_missing(call, session):
+    held = session.held_card(call)
+    if not call.is_a2a or held is None or not held.card.requires_auth:
+        return
+    if _has_credentials(call, held.card):
+        return
+    answer = f"; the agent answered {call.status} {call.error.name if call.error else ''}".rstrip()
+    schemes = ", ".join(sorted({name for requirement in held.card.security_requirements for name in requirement}))
+    yield Hit(f"{call.operation or call.method} sent without credentials although the card ("
+              f"{ref(held.fetch, call)}) requires {schemes}{answer if call.status else ''}", [held.fetch])
+
+
+def _accepts(modes: list[str], media: str) -> bool:
+    return any(fnmatch.fnmatch(media, mode.split(";")[0].strip().lower()) for mode in modes)
+
+
+@rule(
+    id="input-mode",
+    severity="error",
+    title="Part of a media type the agent does not accept",
+    spec="§3.3.2, §4.1 (defaultInputModes, AgentSkill.inputModes)",
+    why="""
+The card lists the media types the agent accepts (`defaultInputModes`, and per skill
+`inputModes`). A part of any other type is refused with ContentTypeNotSupportedError (-32005).""",
+    example="a part with mediaType image/png to an agent whose input modes are text/plain only",
+    fix="Send only media types the card lists, or convert the content first.",
+)
+def input_mode(call, session):
+    if call.operation not in ("SendMessage", "SendStreamingMessage") or not call.part_media_types:
+        return
+    held = session.held_card(call)
+    if held is None:
+        return
+    modes = held.card.accepted_input_modes()
+    if not modes:
+        return
+    refused = sorted({media for media in call.part_media_types if not _accepts(modes, media)})
+    if refused:
+        yield Hit(f"a part of type {', '.join(refused)}, which the card ({ref(held.fetch, call)}) does not "
+                  f"accept; it accepts {', '.join(dict.fromkeys(modes))}", [held.fetch])
+
+
+@rule(
+    id="malformed-request",
+    severity="error",
+    title="Request the agent could not parse or validate",
+    spec="§9.5, §11.6",
+    why="""
+A body that is not JSON (-32700), not a valid JSON-RPC request (-32600), or whose params fail
+validation (-32602; HTTP+JSON 400 INVALID_ARGUMENT) is a round trip that could only fail.""",
+    example='POST /rpc with body {"jsonrpc": "2.0", "method": ',
+    fix="Build requests from the spec's schema and validate them before sending.",
+)
+def malformed_request(call, session):
+    if not call.is_a2a or call.error is None:
+        return
+    error = call.error
+    malformed = error.name in spec.MALFORMED_ERRORS or error.reason in ("INVALID_ARGUMENT", "INVALID_REQUEST",
+                                                                        "INVALID_PARAMS")
+    if call.binding == "HTTP+JSON" and error.http_status == 400 and _rest_status(call) == "INVALID_ARGUMENT":
+        malformed = True
+    if malformed:
+        what = error.name or f"HTTP {error.http_status}"
+        detail = f": {error.message}" if error.message else ""
+        body = " (the body is not JSON)" if call.request_json_error else ""
+        yield Hit(f"the agent rejected the request as {what}{detail}{body}")
+
+
+def _rest_status(call) -> str | None:
+    body = call.response_json
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        status = body["error"].get("status")
+        return status if isinstance(status, str) else None
+    return None

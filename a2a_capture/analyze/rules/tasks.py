@@ -1,0 +1,275 @@
+"""Calls about tasks that the client could have known were pointless."""
+
+from __future__ import annotations
+
+from a2a_capture.a2a import spec
+from a2a_capture.analyze.findings import Hit, ref, rule
+
+
+def _ended(call, session):
+    """The call that first showed this call's task in a terminal state, if any."""
+    if call.task_id is None:
+        return None
+    return session.ended.get(call.task_id)
+
+
+def _state_word(state: str) -> str:
+    return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
+
+
+@rule(
+    id="task-unknown",
+    severity="warning",
+    title="Operation on a task the agent did not know",
+    spec="§3.3.2, §3.4.2",
+    why="""
+Task ids are made by the server. A call with an id the agent never issued (a made-up id, a
+typo, another agent's task, a task from before a restart) is answered with TaskNotFoundError
+(-32001, HTTP 404).""",
+    example="GetTask with id 00000000-0000-4000-8000-000000000000",
+    fix="Use the task ids the agent returned, with the agent that returned them.",
+)
+def task_unknown(call, session):
+    if not call.is_a2a or call.error is None:
+        return
+    if call.error.name == "TaskNotFoundError":
+        known = session.tasks.get(call.task_id or "")
+        where = (f"; {ref(known.call, call)} had it from {known.agent}" if known and known.agent != call.agent
+                 else "")
+        yield Hit(f"{call.operation or call.method} on task {call.task_id or '(none)'}, which the agent did not "
+                  f"know{where}", [known.call] if known and known.agent != call.agent else [])
+
+
+@rule(
+    id="poll-terminal",
+    severity="warning",
+    title="GetTask on a task the client had already seen end",
+    spec="§3.1.3, §3.2.2",
+    why="""
+A task in a terminal state (completed, failed, canceled, rejected) never changes again. Once a
+blocking SendMessage, a stream, a webhook or an earlier identical GetTask has shown the end
+state, asking again returns the same answer.""",
+    example="SendMessage returns TASK_STATE_COMPLETED; then GetTask on that task",
+    fix="Use the final task you already have; GetTask only tasks that are still running.",
+)
+def poll_terminal(call, session):
+    if call.operation != "GetTask":
+        return
+    ended = _ended(call, session)
+    if ended is None:
+        return
+    earlier = ended.call
+    if earlier.operation == "GetTask" and _history(earlier) != _history(call):
+        return  # a different view of the task (history length), not a poll
+    later = session.previous(lambda c: c.operation == "GetTask" and c.task_id == call.task_id
+                             and _history(c) == _history(call), call.agent)
+    related = [earlier] if later is None or later is earlier else [earlier, later]
+    yield Hit(f"{ref(earlier, call)} had already shown task {call.task_id} "
+              f"{_state_word(ended.state)}; a finished task does not change", related)
+
+
+def _history(call):
+    return call.params.get("historyLength")
+
+
+@rule(
+    id="cancel-terminal",
+    severity="warning",
+    title="CancelTask on a task that had already ended",
+    spec="§3.1.5",
+    why="""
+Only a running task can be canceled. CancelTask on a task that has completed, failed, been
+rejected or already been canceled fails with TaskNotCancelableError (-32002).""",
+    example="CancelTask after the task's stream ended with TASK_STATE_COMPLETED, or a second CancelTask",
+    fix="Cancel only tasks you last saw submitted, working or interrupted; cancel once.",
+)
+def cancel_terminal(call, session):
+    if call.operation != "CancelTask":
+        return
+    ended = _ended(call, session)
+    if ended is not None:
+        yield Hit(f"{ref(ended.call, call)} had already shown task {call.task_id} {_state_word(ended.state)}",
+                  [ended.call])
+    elif call.error is not None and call.error.name == "TaskNotCancelableError":
+        yield Hit(f"the agent answered TaskNotCancelableError: task {call.task_id} had already ended")
+
+
+@rule(
+    id="message-terminal",
+    severity="warning",
+    title="Message sent to a task that had already ended",
+    spec="§3.1.1, §3.4.3",
+    why="""
+A terminal task cannot be restarted: a message that names it (`message.taskId`) fails with
+UnsupportedOperationError. Follow-ups belong in a new task with the same `contextId`.""",
+    example="SendMessage with taskId of a canceled task",
+    fix="Start a new task in the same contextId (omit taskId, keep contextId).",
+)
+def message_terminal(call, session):
+    if call.operation not in ("SendMessage", "SendStreamingMessage") or call.task_id is None:
+        return
+    if call.params.get("message") is None and call.params.get("request") is None:
+        return
+    ended = _ended(call, session)
+    if ended is not None and ended.call is not call:
+        yield Hit(f"the message names task {call.task_id}, which {ref(ended.call, call)} had shown "
+                  f"{_state_word(ended.state)}; send a new task in its context instead", [ended.call])
+    elif call.error is not None and call.error.name == "UnsupportedOperationError" and ended is None:
+        yield Hit(f"the agent refused a message to task {call.task_id}: it had already ended")
+
+
+@rule(
+    id="subscribe-terminal",
+    severity="warning",
+    title="SubscribeToTask on a task that had already ended",
+    spec="§3.1.6, §9.4.6",
+    why="""
+A stream closes when its task ends, and SubscribeToTask on a terminal task fails with
+UnsupportedOperationError. Re-subscribing after a normal terminal close is a wasted round trip.""",
+    example="the stream ends with TASK_STATE_COMPLETED; then SubscribeToTask on that task",
+    fix="Subscribe only to tasks that are still running; after a terminal event, stop.",
+)
+def subscribe_terminal(call, session):
+    if call.operation != "SubscribeToTask":
+        return
+    ended = _ended(call, session)
+    if ended is not None:
+        yield Hit(f"{ref(ended.call, call)} had already shown task {call.task_id} {_state_word(ended.state)}",
+                  [ended.call])
+    elif call.error is not None and call.error.name == "UnsupportedOperationError":
+        held = session.held_card(call)
+        if held is None or held.card.streaming:
+            yield Hit(f"the agent refused to subscribe to task {call.task_id}: it had already ended")
+
+
+@rule(
+    id="poll-while-push-or-stream",
+    severity="info",
+    title="Polling a task while the agent offers streaming or push",
+    spec="§3.5.1, §7.6.2",
+    why="""
+Polling costs a round trip per look and still learns of changes late. When the card offers
+streaming (SubscribeToTask, SendStreamingMessage) or push notifications, one stream or one
+webhook config replaces the whole loop.""",
+    example="GetTask, GetTask, GetTask on a working task of an agent with streaming: true",
+    fix="Subscribe to the task, or register a push config, instead of polling.",
+    wasted=False,
+)
+def poll_while_push_or_stream(call, session):
+    if call.operation != "GetTask" or call.task_id is None:
+        return
+    held = session.held_card(call)
+    if held is None or not (held.card.streaming or held.card.push_notifications):
+        return
+    previous = session.previous(lambda c: c.operation == "GetTask" and c.task_id == call.task_id, call.agent)
+    seen = session.tasks.get(call.task_id)
+    if previous is not None and seen is not None and seen.state not in spec.TERMINAL_STATES:
+        offers = " and ".join(name for name, on in (("streaming", held.card.streaming),
+                                                    ("push notifications", held.card.push_notifications)) if on)
+        yield Hit(f"task {call.task_id} polled again ({ref(previous, call)} before); the card offers {offers}",
+                  [previous, held.fetch])
+
+
+@rule(
+    id="return-immediately-poll",
+    severity="info",
+    title="returnImmediately, then polling to the end",
+    spec="§3.2.2",
+    why="""
+`returnImmediately: true` makes SendMessage answer at once, so the client must then find out how
+the task ends. Polling GetTask to the end costs a round trip per look, where the default blocking
+SendMessage (one round trip) or SendStreamingMessage would have carried the result.""",
+    example="SendMessage {returnImmediately: true}; GetTask; GetTask -> TASK_STATE_COMPLETED",
+    fix="Leave returnImmediately off, stream, or register a push config.",
+    wasted=False,
+)
+def return_immediately_poll(call, session):
+    if call.operation != "GetTask" or call.task_id is None:
+        return
+    if not any(task == call.task_id and state in spec.TERMINAL_STATES for task, state in call.states):
+        return
+    send = session.previous(lambda c: c.operation == "SendMessage" and c.task_id == call.task_id, call.agent)
+    if send is None or send.inline_push:
+        return
+    configuration = send.params.get("configuration")
+    if isinstance(configuration, dict) and configuration.get("returnImmediately") is True:
+        polls = [c for c in session.calls if c.operation == "GetTask" and c.task_id == call.task_id]
+        yield Hit(f"{ref(send, call)} asked to return immediately, then {len(polls) + 1} GetTask calls polled "
+                  "task {call.task_id} to its end".replace("{call.task_id}", call.task_id), [send])
+
+
+@rule(
+    id="duplicate-message-id",
+    severity="warning",
+    title="The same message sent twice",
+    spec="§3.3.1, §3.4",
+    why="""
+`messageId` identifies a message. Sending the same id again (a retry storm, a copy-paste) makes
+the agent either do the work twice or answer with what it already answered.""",
+    example="two SendMessage calls with messageId 5bc8…",
+    fix="Make a new messageId for each new message; retry only when the first attempt failed in transit.",
+)
+def duplicate_message_id(call, session):
+    if call.operation not in ("SendMessage", "SendStreamingMessage") or not call.message_id:
+        return
+    earlier = session.previous(lambda c: c.operation in ("SendMessage", "SendStreamingMessage")
+                               and c.message_id == call.message_id, call.agent)
+    if earlier is not None and earlier.status is not None and earlier.error is None:
+        yield Hit(f"messageId {call.message_id} was already sent in {ref(earlier, call)}", [earlier])
+
+
+@rule(
+    id="list-past-last-page",
+    severity="warning",
+    title="ListTasks past the last page",
+    spec="§3.1.4",
+    why="""
+A ListTasks response with an empty `nextPageToken` is the last page. Asking again with the same
+filters and a page token finds nothing new. A `pageSize` outside 1–100 is refused.""",
+    example='ListTasks -> nextPageToken: ""; then ListTasks with a pageToken',
+    fix="Stop paging when nextPageToken is empty; keep pageSize within 1–100.",
+)
+def list_past_last_page(call, session):
+    if call.operation != "ListTasks":
+        return
+    size = call.params.get("pageSize")
+    if isinstance(size, str) and size.isdigit():
+        size = int(size)
+    if isinstance(size, int) and not 1 <= size <= 100:
+        yield Hit(f"pageSize {size} is outside 1–100")
+    if not call.params.get("pageToken"):
+        return
+    filters = {k: v for k, v in call.params.items() if k not in ("pageToken", "tenant")}
+    earlier = session.previous(lambda c: c.operation == "ListTasks"
+                               and {k: v for k, v in c.params.items() if k not in ("pageToken", "tenant")} == filters,
+                               call.agent)
+    result = _result(earlier.response_json) if earlier else None
+    if isinstance(result, dict) and result.get("nextPageToken", None) == "":
+        yield Hit(f"{ref(earlier, call)} was already the last page (empty nextPageToken)", [earlier])
+
+
+def _result(body):
+    if isinstance(body, dict) and "result" in body:
+        return body["result"]
+    return body
+
+
+@rule(
+    id="get-before-subscribe",
+    severity="info",
+    title="GetTask right before SubscribeToTask",
+    spec="§3.1.6",
+    why="""
+The first event of SubscribeToTask is a snapshot of the task, designed to remove the race
+between reading a task and subscribing to it. A GetTask just before it fetches the same
+snapshot twice.""",
+    example="GetTask t1; SubscribeToTask t1",
+    fix="Subscribe directly and read the task from the first event.",
+)
+def get_before_subscribe(call, session):
+    if call.operation != "SubscribeToTask" or call.task_id is None or not session.calls:
+        return
+    last = next((c for c in reversed(session.calls) if c.agent == call.agent and c.is_a2a), None)
+    if last is not None and last.operation == "GetTask" and last.task_id == call.task_id:
+        yield Hit(f"{ref(last, call)} read task {call.task_id} just before; the subscription's first event "
+                  "is the same snapshot", [last])

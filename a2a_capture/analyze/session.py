@@ -1,0 +1,132 @@
+"""What the client knew at each moment: the cards it held, the tasks it had seen.
+
+The session walks calls in order. Rules look at a call against the session *before* the
+call is applied, which is exactly what the client knew when it made the call.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from a2a_capture.a2a import spec
+from a2a_capture.a2a.cards import Card, Interface
+from a2a_capture.a2a.decode import Call
+
+_MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)")
+
+
+@dataclass
+class HeldCard:
+    """A card the client held, and how it got it."""
+
+    card: Card
+    fetch: Call
+    etag: str | None = None
+    last_modified: str | None = None
+    max_age: int | None = None
+    no_cache: bool = False
+    extended: bool = False
+
+    def fresh_at(self, when: float | None) -> bool | None:
+        """True or False where the capture's times and the card's max-age tell; else None."""
+        if self.max_age is None or self.no_cache or when is None or self.fetch.started is None:
+            return None
+        return when - self.fetch.started < self.max_age
+
+    @property
+    def provenance(self) -> dict:
+        return {"agent": self.fetch.agent, "file": self.fetch.file, "exchange": self.fetch.label,
+                "etag": self.etag, "fingerprint": self.card.fingerprint, "extended": self.extended}
+
+
+@dataclass
+class TaskSeen:
+    state: str
+    call: Call  # the call that showed this state
+    agent: str | None
+
+
+@dataclass
+class Session:
+    """The client's knowledge, updated call by call."""
+
+    cards: dict[str, HeldCard] = field(default_factory=dict)  # agent origin -> card
+    #: the origins a card's interfaces point at, to the agent origin the card came from
+    routes: dict[str, str] = field(default_factory=dict)
+    tasks: dict[str, TaskSeen] = field(default_factory=dict)
+    ended: dict[str, TaskSeen] = field(default_factory=dict)  # first terminal sighting per task
+    calls: list[Call] = field(default_factory=list)
+    streams: dict[tuple[str, int], Call] = field(default_factory=dict)
+
+    # -- questions rules ask ------------------------------------------------------------------
+
+    def held_card(self, call: Call) -> HeldCard | None:
+        """The card the client held for the agent this call went to."""
+        if call.agent is None:
+            return None
+        if call.agent in self.cards:
+            return self.cards[call.agent]
+        owner = self.routes.get(call.agent)
+        return self.cards.get(owner) if owner else None
+
+    def interfaces_for(self, call: Call) -> list[Interface]:
+        held = self.held_card(call)
+        if held is None or call.agent is None:
+            return []
+        return [i for i in held.card.interfaces if _origin_text(i) == call.agent]
+
+    def previous(self, where, agent: str | None = None) -> Call | None:
+        """The latest earlier call that satisfies ``where``, optionally to one agent."""
+        for earlier in reversed(self.calls):
+            if (agent is None or earlier.agent == agent) and where(earlier):
+                return earlier
+        return None
+
+    # -- learning from a call -------------------------------------------------------------------
+
+    def apply(self, call: Call) -> None:
+        if call.kind == "card" and call.card is not None and call.agent:
+            self._hold(call, call.card, extended=False)
+        elif call.kind == "card" and call.status == 304 and call.agent in self.cards:
+            held = self.cards[call.agent]  # revalidated: the same card, fresh from now
+            self._hold(call, held.card, extended=held.extended)
+        elif call.operation == "GetExtendedAgentCard" and call.ok and call.agent:
+            from a2a_capture.a2a.cards import parse_card  # a card in a result
+
+            result = call.response_json.get("result", call.response_json) if isinstance(
+                call.response_json, dict) else None
+            if isinstance(result, dict) and "name" in result:
+                self._hold(call, parse_card(result), extended=True)
+        for task, state in call.states:
+            self._see(task, state, call)
+        for task, state in call.late_states:
+            stream = self.streams.get((call.file, call.late_stream or -1))
+            self._see(task, state, stream or call)
+        if call.streamed:
+            self.streams[(call.file, call.number)] = call
+        self.calls.append(call)
+
+    def _hold(self, call: Call, card: Card, extended: bool) -> None:
+        cache_control = (call.response_header("cache-control") or "").lower()
+        match = _MAX_AGE.search(cache_control)
+        held = HeldCard(
+            card=card, fetch=call, etag=call.response_header("etag"),
+            last_modified=call.response_header("last-modified"),
+            max_age=int(match.group(1)) if match else None,
+            no_cache="no-cache" in cache_control or "no-store" in cache_control, extended=extended,
+        )
+        self.cards[call.agent] = held
+        for interface in card.interfaces:
+            self.routes.setdefault(_origin_text(interface), call.agent)
+
+    def _see(self, task: str, state: str, call: Call) -> None:
+        seen = TaskSeen(state=state, call=call, agent=call.agent)
+        self.tasks[task] = seen
+        if state in spec.TERMINAL_STATES and task not in self.ended:
+            self.ended[task] = seen
+
+
+def _origin_text(interface: Interface) -> str:
+    scheme, host, port = interface.origin
+    return f"{scheme}://{host}:{port}"
