@@ -1,0 +1,1 @@
+"""Turning an analysis into something to read: text, JSON, SARIF, JUnit (and walkthroughs)."""
