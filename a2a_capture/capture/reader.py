@@ -65,6 +65,20 @@ class _Source:
             if not self.fill():
                 return self.buf[self.pos:]
 
+    def peek_past_blank_lines(self) -> tuple[bytes, int]:
+        """The first line that is not blank, and how many bytes of blank lines precede it."""
+        offset = 0
+        while True:
+            end = self.buf.find(b"\n", self.pos + offset)
+            if end < 0:
+                if self.fill():
+                    continue
+                return self.buf[self.pos + offset:], offset
+            line = self.buf[self.pos + offset:end + 1]
+            if line not in (b"\n", b"\r\n"):
+                return line, offset
+            offset += len(line)
+
     def next_line(self) -> bytes:
         line = self.peek_line()
         self.skip(len(line))
@@ -326,8 +340,9 @@ class CaptureReader:
             if body is not None and self._at_body_end():
                 return body, True
             source.pos, source.line = mark  # a documentation capture with a stale length
-        line = source.peek_line()
+        line, blanks = source.peek_past_blank_lines()
         if line == b"" or empty.match(line):
+            source.skip(blanks)  # blank lines before the next part are layout, not body
             return b"", False
         return self._read_until(end), False
 

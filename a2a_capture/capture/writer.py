@@ -196,7 +196,7 @@ def _meta_pragmas(meta: ExchangeMeta, request, request_mode, response, response_
 
 def _reads_back_bare(body: bytes, empty, end, nl: bytes) -> bool:
     """Would the reader find exactly this body if it were written with no length?"""
-    if body.endswith((b"\n", b"\r")) or empty.match(body):
+    if body.endswith((b"\n", b"\r")) or empty.match(body.lstrip(b"\r\n")):
         return False
     probe = body + nl + nl + b"### 1" + nl
     match = end.search(probe)

@@ -1,0 +1,247 @@
+"""Every rule: a capture where it fires on the right exchange, and a near miss where it must not."""
+
+from __future__ import annotations
+
+import pytest
+
+from a2a_capture.analyze.engine import analyze
+from a2a_capture.analyze.findings import RULES
+from tests.builders import (
+    ORIGIN,
+    block,
+    card,
+    error,
+    fetch_card,
+    http_request,
+    http_response,
+    message,
+    rpc,
+    task,
+    write,
+)
+
+SEND = {"message": message()}
+STREAMING = card(capabilities={"streaming": True})
+PUSH = card(capabilities={"pushNotifications": True})
+SECURED = card(securitySchemes={"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}},
+               securityRequirements=[{"schemes": {"bearer": {"list": []}}}])
+TWO_JSONRPC = card(supportedInterfaces=[
+    {"url": f"{ORIGIN}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+    {"url": f"{ORIGIN}/legacy", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+])
+TENANT = card(supportedInterfaces=[
+    {"url": f"{ORIGIN}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0", "tenant": "acme"}])
+V03 = card(supportedInterfaces=[{"url": f"{ORIGIN}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}])
+DONE = task("t-1", "TASK_STATE_COMPLETED")
+WORKING = task("t-1", "TASK_STATE_WORKING")
+
+# rule -> (blocks where it fires, the exchange it fires on, blocks of a near miss)
+CASES = {
+    "card-path": (
+        [fetch_card(1, path="/.well-known/agent.json", status=404), fetch_card(2)], "1",
+        [fetch_card(1)],
+    ),
+    "card-refetch": (
+        [fetch_card(1, response_headers=['ETag: W/"v1"']), fetch_card(2)], "2",
+        [fetch_card(1, response_headers=['ETag: W/"v1"']),
+         fetch_card(2, request_headers=['If-None-Match: W/"v1"'])],
+    ),
+    "capability-push": (
+        [fetch_card(1), rpc(2, "CreateTaskPushNotificationConfig", {"taskId": "t-1", "url": "http://h/x"},
+                            error=error(-32003, "PUSH_NOTIFICATION_NOT_SUPPORTED"))], "2",
+        [fetch_card(1, PUSH), rpc(2, "CreateTaskPushNotificationConfig", {"taskId": "t-1", "url": "http://h/x"})],
+    ),
+    "capability-streaming": (
+        [fetch_card(1), rpc(2, "SendStreamingMessage", SEND, error=error(-32004, "UNSUPPORTED_OPERATION"))], "2",
+        [fetch_card(1, STREAMING), rpc(2, "SendStreamingMessage", SEND, events=[{"task": DONE}])],
+    ),
+    "capability-extended-card": (
+        [fetch_card(1), rpc(2, "GetExtendedAgentCard", {}, error=error(-32004, "UNSUPPORTED_OPERATION"))], "2",
+        [fetch_card(1, card(capabilities={"extendedAgentCard": True})),
+         rpc(2, "GetExtendedAgentCard", {}, result=card())],
+    ),
+    "auth-missing": (
+        [fetch_card(1, SECURED), rpc(2, "SendMessage", SEND, result={"task": DONE})], "2",
+        [fetch_card(1, SECURED), rpc(2, "SendMessage", SEND, result={"task": DONE},
+                                     headers=["A2A-Version: 1.0", "Authorization: Bearer x"])],
+    ),
+    "version-header-missing": (
+        [fetch_card(1), rpc(2, "SendMessage", SEND, headers=["Content-Type: application/json"],
+                            error=error(-32009, "VERSION_NOT_SUPPORTED"))], "2",
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE})],
+    ),
+    "method-version-mismatch": (
+        [fetch_card(1), rpc(2, "message/send", SEND, error=error(-32601))], "2",
+        [fetch_card(1, V03), rpc(2, "message/send", SEND, headers=["Content-Type: application/json"],
+                                 result={"kind": "task", "id": "t-1", "status": {"state": "completed"}})],
+    ),
+    "interface-undeclared": (
+        [fetch_card(1), rpc(2, "SendMessage", SEND, path="/", result={"task": DONE})], "2",
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE})],
+    ),
+    "interface-not-preferred": (
+        [fetch_card(1, TWO_JSONRPC), rpc(2, "SendMessage", SEND, path="/legacy", result={"task": DONE})], "2",
+        [fetch_card(1, TWO_JSONRPC), rpc(2, "SendMessage", SEND, result={"task": DONE})],
+    ),
+    "tenant-not-echoed": (
+        [fetch_card(1, TENANT), rpc(2, "SendMessage", SEND, result={"task": DONE})], "2",
+        [fetch_card(1, TENANT), rpc(2, "SendMessage", {**SEND, "tenant": "acme"}, result={"task": DONE})],
+    ),
+    "input-mode": (
+        [fetch_card(1), rpc(2, "SendMessage", {"message": message(parts=[{"url": "http://x/a.png",
+                                                                        "mediaType": "image/png"}])},
+                            error=error(-32005, "CONTENT_TYPE_NOT_SUPPORTED"))], "2",
+        [fetch_card(1, card(defaultInputModes=["text/plain", "image/*"])),
+         rpc(2, "SendMessage", {"message": message(parts=[{"url": "http://x/a.png", "mediaType": "image/png"}])},
+             result={"task": DONE})],
+    ),
+    "malformed-request": (
+        [fetch_card(1), rpc(2, "SendMessage", {"message": {"role": "ROLE_USER", "parts": []}},
+                            error=error(-32602, message_text="Invalid parameters"))], "2",
+        [fetch_card(1), rpc(2, "SendMessage", SEND, error=error(-32603, message_text="Internal error"))],
+    ),
+    "task-unknown": (
+        [fetch_card(1), rpc(2, "GetTask", {"id": "nope"}, error=error(-32001, "TASK_NOT_FOUND"))], "2",
+        [fetch_card(1), rpc(2, "GetTask", {"id": "t-1"}, result=WORKING)],
+    ),
+    "poll-terminal": (
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE}), rpc(3, "GetTask", {"id": "t-1"},
+                                                                                 result=DONE)], "3",
+        [fetch_card(1), rpc(2, "GetTask", {"id": "t-1"}, result=DONE),
+         rpc(3, "GetTask", {"id": "t-1", "historyLength": 1}, result=DONE)],
+    ),
+    "cancel-terminal": (
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE}),
+         rpc(3, "CancelTask", {"id": "t-1"}, error=error(-32002, "TASK_NOT_CANCELABLE"))], "3",
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": WORKING}),
+         rpc(3, "CancelTask", {"id": "t-1"}, result=task("t-1", "TASK_STATE_CANCELED"))],
+    ),
+    "message-terminal": (
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE}),
+         rpc(3, "SendMessage", {"message": message(task_id="t-1", message_id="m-2")},
+             error=error(-32004, "UNSUPPORTED_OPERATION"))], "3",
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": task("t-1", "TASK_STATE_INPUT_REQUIRED")}),
+         rpc(3, "SendMessage", {"message": message(task_id="t-1", message_id="m-2")}, result={"task": DONE})],
+    ),
+    "subscribe-terminal": (
+        [fetch_card(1, STREAMING), rpc(2, "SendStreamingMessage", SEND, events=[{"task": WORKING}, {"statusUpdate": {
+            "taskId": "t-1", "contextId": "ctx-1", "status": {"state": "TASK_STATE_COMPLETED"}}}]),
+         rpc(3, "SubscribeToTask", {"id": "t-1"}, error=error(-32004, "UNSUPPORTED_OPERATION"))], "3",
+        [fetch_card(1, STREAMING), rpc(2, "SendStreamingMessage", SEND, events=[{"task": WORKING}]),
+         rpc(3, "SubscribeToTask", {"id": "t-1"}, events=[{"task": DONE}])],
+    ),
+    "poll-while-push-or-stream": (
+        [fetch_card(1, STREAMING), rpc(2, "GetTask", {"id": "t-1"}, result=WORKING),
+         rpc(3, "GetTask", {"id": "t-1"}, result=WORKING)], "3",
+        [fetch_card(1), rpc(2, "GetTask", {"id": "t-1"}, result=WORKING),
+         rpc(3, "GetTask", {"id": "t-1"}, result=WORKING)],
+    ),
+    "return-immediately-poll": (
+        [fetch_card(1), rpc(2, "SendMessage", {**SEND, "configuration": {"returnImmediately": True}},
+                            result={"task": WORKING}), rpc(3, "GetTask", {"id": "t-1"}, result=DONE)], "3",
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": WORKING}),
+         rpc(3, "GetTask", {"id": "t-1"}, result=DONE)],
+    ),
+    "duplicate-message-id": (
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE}),
+         rpc(3, "SendMessage", SEND, result={"task": task("t-2", "TASK_STATE_COMPLETED")})], "3",
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE}),
+         rpc(3, "SendMessage", {"message": message(message_id="m-2")}, result={"task": DONE})],
+    ),
+    "list-past-last-page": (
+        [fetch_card(1), rpc(2, "ListTasks", {}, result={"tasks": [], "nextPageToken": ""}),
+         rpc(3, "ListTasks", {"pageToken": "abc"}, result={"tasks": [], "nextPageToken": ""})], "3",
+        [fetch_card(1), rpc(2, "ListTasks", {}, result={"tasks": [], "nextPageToken": "abc"}),
+         rpc(3, "ListTasks", {"pageToken": "abc"}, result={"tasks": [], "nextPageToken": ""})],
+    ),
+    "get-before-subscribe": (
+        [fetch_card(1, STREAMING), rpc(2, "GetTask", {"id": "t-1"}, result=WORKING),
+         rpc(3, "SubscribeToTask", {"id": "t-1"}, events=[{"task": WORKING}])], "3",
+        [fetch_card(1, STREAMING), rpc(2, "SubscribeToTask", {"id": "t-1"}, events=[{"task": WORKING}])],
+    ),
+    "card-insecure-transport": (
+        [block(1, "discover", http_request("GET", "/.well-known/agent-card.json", [], host="agents.example.com"),
+               http_response(200, card()))], "1",
+        [fetch_card(1)],
+    ),
+    "card-redirect": (
+        [block(1, "discover", http_request("GET", "/.well-known/agent-card.json", []),
+               http_response(301, None, ["Location: https://x/.well-known/agent-card.json"], "Moved"))], "1",
+        [fetch_card(1)],
+    ),
+    "card-oversized": (
+        [fetch_card(1, card(description="x" * 300_000))], "1",
+        [fetch_card(1, card(description="x" * 3_000))],
+    ),
+    "card-schema": (
+        [fetch_card(1, card(supportedInterfaces=None, skills=None))], "1",
+        [fetch_card(1)],
+    ),
+    "card-secret": (
+        [fetch_card(1, card(metadata={"apiKey": "sk-live-0123456789abcdefghijklmnop"}))], "1",
+        [fetch_card(1, card(signatures=[{"protected": "eyJhbGciOiJIUzI1NiJ9", "signature": "abc"}]))],
+    ),
+}
+
+
+def test_every_rule_has_a_case():
+    assert sorted(CASES) == sorted(RULES)
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_rule_fires_on_the_right_exchange(tmp_path, rule_id):
+    blocks, exchange, _ = CASES[rule_id]
+    findings = analyze([write(tmp_path, *blocks)]).findings
+    hits = [(f.rule, f.exchange) for f in findings if f.rule == rule_id]
+    assert hits == [(rule_id, exchange)], [(f.rule, f.exchange, f.message) for f in findings]
+    finding = next(f for f in findings if f.rule == rule_id)
+    assert finding.severity == RULES[rule_id].severity
+    assert finding.spec and finding.message and finding.line
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_rule_stays_quiet_on_a_near_miss(tmp_path, rule_id):
+    _, _, near_miss = CASES[rule_id]
+    findings = analyze([write(tmp_path, *near_miss)]).findings
+    assert [f for f in findings if f.rule == rule_id] == []
+
+
+def test_a_finding_names_the_exchange_that_had_answered(tmp_path):
+    blocks, _, _ = CASES["capability-push"]
+    finding = next(f for f in analyze([write(tmp_path, *blocks)]).findings if f.rule == "capability-push")
+    assert finding.related == ["1"]
+    assert "exchange 1" in finding.message
+
+
+def test_a_note_in_the_capture_silences_one_rule_for_one_exchange(tmp_path):
+    request = rpc(2, "CreateTaskPushNotificationConfig", {"taskId": "t-1", "url": "http://h/x"},
+                  notes=["a2a-capture: ignore[capability-push]"])
+    findings = analyze([write(tmp_path, fetch_card(1), request)]).findings
+    assert [f.rule for f in findings] == []
+    other = rpc(3, "CreateTaskPushNotificationConfig", {"taskId": "t-1", "url": "http://h/x"})
+    findings = analyze([write(tmp_path, fetch_card(1), request, other)]).findings
+    assert [(f.rule, f.exchange) for f in findings] == [("capability-push", "3")]
+
+
+def test_cards_from_an_earlier_file_inform_the_next(tmp_path):
+    first = write(tmp_path, fetch_card(1), name="cards.http")
+    second = write(tmp_path, rpc(1, "SendStreamingMessage", SEND, error=error(-32004)), name="calls.http")
+    findings = analyze([first, second]).findings
+    assert [(f.rule, f.file, f.exchange) for f in findings] == [("capability-streaming", str(second), "1")]
+    assert "exchange 1 of cards.http" in findings[0].message
+    assert analyze([second]).findings == []  # without the card, nothing was ruled out
+
+
+def test_broken_traffic_is_classified_not_a_crash(tmp_path):
+    weird = [
+        block(1, "binary", http_request("POST", "/rpc", ["Content-Type: application/octet-stream"], "\x01\x02")),
+        block(2, "not json", http_request("POST", "/rpc", ["Content-Type: application/json"], "{nope"),
+              http_response(500, "oops", content_type="text/plain")),
+        block(3, "json array", http_request("POST", "/rpc", [], "[1, 2]"), http_response(200, "[]")),
+        block(4, "card that is a list", http_request("GET", "/.well-known/agent-card.json", []),
+              http_response(200, "[]")),
+        block(5, "odd route", http_request("DELETE", "/tasks", []), http_response(405, None, reason="Nope")),
+        rpc(6, "NoSuchMethod", {}, error=error(-32601)),
+    ]
+    analysis = analyze([write(tmp_path, *weird)])
+    assert len(analysis.calls) == 6
