@@ -116,5 +116,15 @@ def analyze_command(files, output_format, fail_on, select, ignore, output):
     sys.exit(1 if failing else 0)
 
 
+@main.command("rules")
+@click.option("--format", "output_format", type=click.Choice(["table", "markdown"]), default="table",
+              show_default=True, help="table: id, severity and title; markdown: the full docs/rules.md.")
+def rules_command(output_format: str) -> None:
+    """List the analyzer's rules."""
+    from a2a_capture.analyze import docs
+
+    click.echo(docs.rules_markdown() if output_format == "markdown" else docs.rules_table(), nl=output_format == "table")
+
+
 if __name__ == "__main__":
     main()

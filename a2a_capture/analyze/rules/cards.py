@@ -91,7 +91,7 @@ def card_oversized(call, session):
     id="card-schema",
     severity="warning",
     title="Card does not follow the 1.0 schema",
-    spec="§4.4.1 (AgentCard), proto AgentCard",
+    spec="§1.4 (the proto AgentCard is normative)",
     why="""
 Clients read the card to choose an interface and check capabilities. A card missing required
 fields (supportedInterfaces, capabilities, skills, ...) leaves them guessing, and guesses cost

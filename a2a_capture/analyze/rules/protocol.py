@@ -215,7 +215,7 @@ def _accepts(modes: list[str], media: str) -> bool:
     id="input-mode",
     severity="error",
     title="Part of a media type the agent does not accept",
-    spec="§3.3.2, §4.1 (defaultInputModes, AgentSkill.inputModes)",
+    spec="§3.3.2 (AgentCard.defaultInputModes, AgentSkill.inputModes)",
     why="""
 The card lists the media types the agent accepts (`defaultInputModes`, and per skill
 `inputModes`). A part of any other type is refused with ContentTypeNotSupportedError (-32005).""",
