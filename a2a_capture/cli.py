@@ -123,7 +123,10 @@ def rules_command(output_format: str) -> None:
     """List the analyzer's rules."""
     from a2a_capture.analyze import docs
 
-    click.echo(docs.rules_markdown() if output_format == "markdown" else docs.rules_table(), nl=output_format == "table")
+    if output_format == "markdown":
+        click.echo(docs.rules_markdown(), nl=False)
+    else:
+        click.echo(docs.rules_table())
 
 
 if __name__ == "__main__":
