@@ -1,0 +1,145 @@
+"""Real A2A agents built with the reference SDK (a2a-sdk 1.3.0), for tests and example captures.
+
+    python -m tests.agents --name test-runner --port 41241 --streaming --push
+
+Each agent serves its card at /.well-known/agent-card.json, JSON-RPC at /a2a/jsonrpc and
+HTTP+JSON under /a2a/rest, on 127.0.0.1 only. What it does depends on the message text:
+"question" answers with a Message, "input" asks for input, "fail" fails, "slow" works for a
+while (so it can be canceled or polled); anything else streams a short log and completes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+
+import httpx
+import uvicorn
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
+from a2a.server.tasks import (
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentSkill,
+    Message,
+    Part,
+    Role,
+    Task,
+    TaskState,
+    TaskStatus,
+)
+from starlette.applications import Starlette
+
+HOST = "127.0.0.1"
+
+
+class ScriptedExecutor(AgentExecutor):
+    """An agent whose behaviour the message text chooses, with small pauses between events."""
+
+    def __init__(self, step: float = 0.02) -> None:
+        self.step = step
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        text = " ".join(part.text for part in context.message.parts if part.text) if context.message else ""
+        if "question" in text and context.current_task is None:
+            await event_queue.enqueue_event(Message(
+                message_id=f"reply-{context.task_id}", context_id=context.context_id, role=Role.ROLE_AGENT,
+                parts=[Part(text="I review diffs for risky changes.")]))
+            return
+        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        if context.current_task is None:
+            await event_queue.enqueue_event(Task(
+                id=context.task_id, context_id=context.context_id,
+                status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED), history=[context.message]))
+        await updater.start_work()
+        await asyncio.sleep(self.step)
+        if "input" in text and context.current_task is None:
+            await updater.requires_input(updater.new_agent_message([Part(text="Which branch?")]))
+            return
+        if "fail" in text:
+            await updater.failed(updater.new_agent_message([Part(text="the commit does not exist")]))
+            return
+        steps = 40 if "slow" in text else 3
+        for index in range(steps):
+            await updater.add_artifact([Part(text=f"line {index}\n")], artifact_id="log", name="log.txt",
+                                       append=index > 0, last_chunk=index == steps - 1)
+            await asyncio.sleep(self.step)
+        await updater.complete(updater.new_agent_message([Part(text="done")]))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        await updater.cancel()
+
+
+def agent_card(name: str, base: str, *, streaming: bool, push: bool, bearer: bool = False) -> AgentCard:
+    card = AgentCard(
+        name=name,
+        description=f"{name}: a scripted agent for a2a-capture's tests.",
+        supported_interfaces=[
+            AgentInterface(url=f"{base}/a2a/jsonrpc", protocol_binding="JSONRPC", protocol_version="1.0"),
+            AgentInterface(url=f"{base}/a2a/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
+        ],
+        version="1.0.0",
+        capabilities=AgentCapabilities(streaming=streaming, push_notifications=push),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="run", name="Run", description="Runs the job it is given.", tags=["test"])],
+    )
+    if bearer:
+        card.security_schemes["bearer"].http_auth_security_scheme.scheme = "Bearer"
+        card.security_requirements.add().schemes["bearer"].list.extend([])
+    return card
+
+
+def build_app(name: str, port: int, *, streaming: bool = True, push: bool = False, bearer: bool = False,
+              public_base: str | None = None, step: float = 0.02, push_via_proxy: bool = False) -> Starlette:
+    """The agent as an ASGI app. ``public_base`` is the URL its card advertises; with
+    ``push_via_proxy`` webhooks go through the HTTP proxy the environment names."""
+    base = public_base or f"http://{HOST}:{port}"
+    card = agent_card(name, base, streaming=streaming, push=push, bearer=bearer)
+    push_store = InMemoryPushNotificationConfigStore() if push else None
+    handler = DefaultRequestHandler(
+        agent_executor=ScriptedExecutor(step),
+        task_store=InMemoryTaskStore(),
+        agent_card=card,
+        push_config_store=push_store,
+        # webhooks go to the test's own receiver on loopback, so no SSRF guard here
+        push_sender=BasePushNotificationSender(httpx.AsyncClient(trust_env=push_via_proxy), push_store,
+                                               push_url_validator=_allow_any) if push else None,
+    )
+    routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/a2a/jsonrpc"),
+              *create_rest_routes(handler, path_prefix="/a2a/rest")]
+    return Starlette(routes=routes)
+
+
+async def _allow_any(url: str) -> bool:
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--name", default="test-runner")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--streaming", action="store_true")
+    parser.add_argument("--push", action="store_true")
+    parser.add_argument("--bearer", action="store_true", help="declare a bearer token requirement in the card")
+    parser.add_argument("--public-base", help="the URL the card advertises (default: this server)")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    app = build_app(args.name, args.port, streaming=args.streaming, push=args.push, bearer=args.bearer,
+                    public_base=args.public_base)
+    uvicorn.run(app, host=HOST, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
