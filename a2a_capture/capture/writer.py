@@ -22,11 +22,18 @@ _BASE64_LINE = 76
 class CaptureWriter:
     """Writes blocks one after another; remembers what the reader will need to know."""
 
-    def __init__(self, newline: str = "\n") -> None:
+    def __init__(self, newline: str = "\n", *, assume_stream: bool = False) -> None:
         self.nl = newline.encode()
-        self._last_stream: int | None = None
+        # with assume_stream, bodies are written as if an earlier exchange were a stream,
+        # which is safe whatever precedes them (for appending to an existing file)
+        self._last_stream: int | None = 0 if assume_stream else None
         self._started = False
         self._ended_blank = False
+
+    def continue_after(self, tail: bytes) -> None:
+        """Go on after existing content that ends with ``tail``."""
+        self._started = bool(tail)
+        self._ended_blank = tail.endswith(b"\n\n") or tail.endswith(b"\r\n\r\n") or tail == b"\n"
 
     def preamble(self, notes: Iterable[str] = (), meta: Iterable[tuple[str, str]] = ()) -> bytes:
         lines = [_pragma(key, value) for key, value in meta] + [_note(note) for note in notes]

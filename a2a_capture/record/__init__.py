@@ -1,0 +1,1 @@
+"""Recording live traffic: flow to exchange, redaction, card rewriting, the capture sink."""
