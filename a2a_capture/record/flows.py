@@ -184,9 +184,9 @@ def push_urls_in(body: bytes) -> set[str]:
         item = stack.pop()
         if isinstance(item, dict):
             for key, value in item.items():
-                if key in ("taskPushNotificationConfig", "pushNotificationConfig") and isinstance(value, dict):
-                    if isinstance(value.get("url"), str):
-                        found.add(value["url"])
+                config = key in ("taskPushNotificationConfig", "pushNotificationConfig")
+                if config and isinstance(value, dict) and isinstance(value.get("url"), str):
+                    found.add(value["url"])
                 if isinstance(value, (dict, list)):
                     stack.append(value)
             if "taskId" in item and isinstance(item.get("url"), str):  # a TaskPushNotificationConfig
