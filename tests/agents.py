@@ -102,9 +102,9 @@ def agent_card(name: str, base: str, *, streaming: bool, push: bool, bearer: boo
 
 
 def build_app(name: str, port: int, *, streaming: bool = True, push: bool = False, bearer: bool = False,
-              public_base: str | None = None, step: float = 0.02, push_via_proxy: bool = False) -> Starlette:
-    """The agent as an ASGI app. ``public_base`` is the URL its card advertises; with
-    ``push_via_proxy`` webhooks go through the HTTP proxy the environment names."""
+              public_base: str | None = None, step: float = 0.02, push_proxy: str | None = None) -> Starlette:
+    """The agent as an ASGI app. ``public_base`` is the URL its card advertises; webhooks go
+    through ``push_proxy`` when it is given (so a recorder sees them)."""
     base = public_base or f"http://{HOST}:{port}"
     card = agent_card(name, base, streaming=streaming, push=push, bearer=bearer)
     push_store = InMemoryPushNotificationConfigStore() if push else None
@@ -114,7 +114,7 @@ def build_app(name: str, port: int, *, streaming: bool = True, push: bool = Fals
         agent_card=card,
         push_config_store=push_store,
         # webhooks go to the test's own receiver on loopback, so no SSRF guard here
-        push_sender=BasePushNotificationSender(httpx.AsyncClient(trust_env=push_via_proxy), push_store,
+        push_sender=BasePushNotificationSender(httpx.AsyncClient(proxy=push_proxy), push_store,
                                                push_url_validator=_allow_any) if push else None,
     )
     routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/a2a/jsonrpc"),

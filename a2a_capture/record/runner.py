@@ -1,0 +1,151 @@
+"""`a2a-capture record`: run mitmdump with the recorder addon, and stop it cleanly.
+
+Reverse mode puts one listener in front of each agent; regular mode is a forward proxy the
+client is told to use. The command checks what it can before it starts (mitmdump present,
+ports free, output writable) so a mistake is one clear line, not a proxy that dies later.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from a2a_capture.errors import A2ACaptureError
+from a2a_capture.resources import addons_dir
+
+ADDON = "a2a_recorder.py"
+
+
+class RecordError(A2ACaptureError):
+    """The recorder cannot start: say what and how to fix it."""
+
+
+@dataclass(frozen=True)
+class Listener:
+    host: str
+    port: int
+
+    @classmethod
+    def parse(cls, text: str, what: str) -> Listener:
+        host, sep, port = text.rpartition(":")
+        if not sep or not port.isdigit():
+            raise RecordError(f"{what} {text!r} should be HOST:PORT, such as 127.0.0.1:51241")
+        return cls(host.strip("[]") or "127.0.0.1", int(port))
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def find_mitmdump() -> str:
+    beside = os.path.join(os.path.dirname(sys.executable), "mitmdump")
+    found = beside if os.access(beside, os.X_OK) else shutil.which("mitmdump")
+    if not found:
+        raise RecordError("mitmdump was not found: install the recorder with `pip install 'a2a-capture[record]'`")
+    return found
+
+
+def check_port_free(listener: Listener) -> None:
+    family = socket.AF_INET6 if ":" in listener.host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((listener.host, listener.port))
+        except OSError as error:
+            raise RecordError(f"cannot listen on {listener}: {error.strerror or error}; choose another port") from None
+
+
+def check_output(path: str) -> None:
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as error:
+        raise RecordError(f"cannot write the capture to {path}: {error.strerror or error}") from None
+
+
+def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, redact: bool = True,
+            rewrite_cards: bool = True, mitmdump: str | None = None) -> list[str]:
+    """The mitmdump command line for this recording."""
+    args = [mitmdump or find_mitmdump(), "--quiet", "-s", str(addons_dir() / ADDON),
+            "--set", f"a2a_capture={output}", "--set", f"a2a_redact={'true' if redact else 'false'}",
+            "--set", f"a2a_rewrite_cards={'true' if rewrite_cards else 'false'}",
+            # the client's Host header stays as it was, so the capture shows what the client sent
+            "--set", "keep_host_header=true",
+            # stream bodies through (the addon keeps the copy), never buffer large ones whole
+            "--set", "stream_large_bodies=1m"]
+    for upstream, listener in agents:
+        args += ["--mode", f"reverse:{upstream}@{listener.host}:{listener.port}"]
+    if proxy is not None:
+        args += ["--mode", f"regular@{proxy.host}:{proxy.port}"]
+    return args
+
+
+def parse_agent(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise RecordError(f"--agent {url!r} should be an http:// or https:// URL of an agent")
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def wait_until_listening(listeners: list[Listener], process: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    pending = list(listeners)
+    while pending:
+        if process.poll() is not None:
+            raise RecordError(f"mitmdump exited with status {process.returncode} before it was listening")
+        try:
+            with socket.create_connection((pending[0].host, pending[0].port), timeout=0.2):
+                pending.pop(0)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RecordError(f"mitmdump did not listen on {pending[0]} within {timeout:.0f} s") from None
+            time.sleep(0.05)
+
+
+def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, redact: bool = True,
+        rewrite_cards: bool = True, echo=print) -> int:
+    """Record until Ctrl-C or SIGTERM; returns how many exchanges were written."""
+    from a2a_capture.capture import iter_exchanges
+
+    if not agents and proxy is None:
+        raise RecordError("say what to record: --agent URL --listen HOST:PORT (repeatable), or --proxy HOST:PORT")
+    listeners = [listener for _, listener in agents] + ([proxy] if proxy else [])
+    for listener in listeners:
+        check_port_free(listener)
+    check_output(output)
+    before = sum(1 for _ in iter_exchanges(output)) if os.path.getsize(output) else 0
+    process = subprocess.Popen(command(output, agents, proxy, redact=redact, rewrite_cards=rewrite_cards))
+    stop = {"signal": None}
+
+    def forward(signum, frame):
+        stop["signal"] = signum
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        wait_until_listening(listeners, process)
+        for upstream, listener in agents:
+            echo(f"recording {upstream} at http://{listener}")
+        if proxy is not None:
+            echo(f"recording as an HTTP proxy at {proxy} (point the client's proxy setting here)")
+        echo(f"writing to {output}; stop with Ctrl-C")
+        while process.poll() is None and stop["signal"] is None:
+            time.sleep(0.1)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)  # mitmdump finishes flows and runs the addon's done()
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    written = sum(1 for _ in iter_exchanges(output)) - before
+    echo(f"wrote {written} exchange{'s' if written != 1 else ''} to {output}")
+    return written

@@ -1,0 +1,196 @@
+"""The recorder with real parts: mitmdump + the addon in front of a2a-sdk agents, real clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import httpx
+from a2a.client import ClientConfig, create_client
+from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest
+
+from a2a_capture.capture import read_capture
+from tests.live import Recorder, agent, free_port, serve
+
+
+def send(text: str, message_id: str) -> SendMessageRequest:
+    return SendMessageRequest(message=Message(message_id=message_id, role=Role.ROLE_USER, parts=[Part(text=text)]))
+
+
+class Wire:
+    """What the client itself sent and received, to compare with the capture."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str, bytes]] = []
+        self.received: list[bytes] = []
+
+    async def on_request(self, request: httpx.Request) -> None:
+        self.sent.append((request.method, request.url.path, request.content))
+
+    async def on_response(self, response: httpx.Response) -> None:
+        if not response.headers.get("content-type", "").startswith("text/event-stream"):
+            self.received.append(await response.aread())
+
+    def client(self, **options) -> httpx.AsyncClient:
+        return httpx.AsyncClient(event_hooks={"request": [self.on_request], "response": [self.on_response]},
+                                 **options)
+
+
+def test_reverse_mode_records_an_sdk_session_exactly(tmp_path):
+    output = tmp_path / "session.http"
+    listen = free_port()
+    wire = Wire()
+    with agent("test-runner", streaming=True) as upstream, Recorder(output, [(upstream, listen)]):
+        async def session():
+            async with wire.client() as http:
+                client = await create_client(f"http://127.0.0.1:{listen}", ClientConfig(httpx_client=http))
+                events = [event async for event in client.send_message(send("run", "m-1"))]
+                task_id = events[0].task.id
+                await client.get_task(GetTaskRequest(id=task_id))
+                blocking = await create_client(f"http://127.0.0.1:{listen}",
+                                               ClientConfig(httpx_client=http, streaming=False))
+                [event async for event in blocking.send_message(send("run again", "m-2"))]
+                return events
+        events = asyncio.run(session())
+    capture = read_capture(output)
+    exchanges = capture.exchanges
+    # every exchange once, in the order the client sent them, with the bytes it sent
+    assert [(e.request.method, e.request.target.split("?")[0], e.request.body) for e in exchanges] == wire.sent
+    assert [e.number for e in exchanges] == list(range(1, len(wire.sent) + 1))
+    plain = [e.response.body for e in exchanges if not e.response.is_event_stream]
+    assert plain == wire.received
+    # the card pointed the client back at the recorder, so the calls after it were recorded
+    rpc = [e for e in exchanges if e.request.target == "/a2a/jsonrpc"]
+    assert len(rpc) == 3 and all(e.request.header("host") == f"127.0.0.1:{listen}" for e in rpc)
+    assert any("rewrote the card's interface" in note for note in exchanges[0].notes)
+    stream = next(e for e in exchanges if e.response.is_event_stream)
+    assert len(stream.response.events) == len(events)
+    times = [event.at for event in stream.response.events]
+    assert all(t is not None for t in times) and times == sorted(times)
+    assert stream.meta.start and stream.meta.end and stream.meta.client and stream.meta.server
+    assert stream.title == "SendStreamingMessage" and exchanges[0].title == "discover test-runner"
+
+
+def test_sse_frames_reach_the_client_while_the_stream_runs(tmp_path):
+    """Recording must not hold a stream back: the first frame arrives long before the last."""
+    output = tmp_path / "stream.http"
+    listen = free_port()
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+            "params": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "run"}]}}}
+    arrivals = []
+    with agent("slow", streaming=True, step=0.15) as upstream, Recorder(output, [(upstream, listen)]):
+        with httpx.Client(timeout=30) as http, http.stream(
+                "POST", f"http://127.0.0.1:{listen}/a2a/jsonrpc", json=body,
+                headers={"A2A-Version": "1.0", "Accept": "text/event-stream"}) as response:
+            started = time.monotonic()
+            for line in response.iter_lines():
+                if line.startswith("data:"):
+                    arrivals.append(time.monotonic() - started)
+    assert len(arrivals) == 6
+    assert arrivals[-1] - arrivals[0] > 0.4, arrivals  # frames came one by one, not at the end
+    recorded = read_capture(output).exchanges[0].response.events
+    assert len(recorded) == 6
+    gaps = [b.at - a.at for a, b in zip(recorded, recorded[1:], strict=False)]
+    assert all(gap >= 0 for gap in gaps) and recorded[-1].at - recorded[0].at > 0.4
+
+
+def test_forward_proxy_with_a_plain_httpx_client(tmp_path):
+    output = tmp_path / "proxy.http"
+    proxy = free_port()
+    with agent("test-runner", streaming=False) as upstream, Recorder(output, proxy_port=proxy):
+        with httpx.Client(proxy=f"http://127.0.0.1:{proxy}") as http:  # explicit: loopback is not bypassed
+            card = http.get(f"{upstream}/.well-known/agent-card.json")
+            answer = http.post(f"{upstream}/a2a/jsonrpc", headers={"A2A-Version": "1.0"},
+                               content=b'{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":"nope"}}')
+    exchanges = read_capture(output).exchanges
+    assert [e.title for e in exchanges] == ["discover test-runner", "GetTask"]
+    assert exchanges[0].response.body == card.content
+    assert exchanges[1].response.body == answer.content
+    assert json.loads(answer.content)["error"]["code"] == -32001
+
+
+def test_secrets_are_redacted_in_headers_bodies_frames_and_webhooks(tmp_path):
+    output = tmp_path / "secrets.http"
+    listen, proxy = free_port(), free_port()
+    received = []
+
+    async def hook(scope, receive, send):  # the client's push endpoint
+        message = await receive()
+        received.append(message.get("body", b""))
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+        "message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "run"}]},
+        "configuration": {"taskPushNotificationConfig": {
+            "url": "", "token": "push-token-123", "authentication": {"scheme": "Bearer", "credentials": "cred-456"}}}}}
+    push_proxy = f"http://127.0.0.1:{proxy}"  # the agent's webhooks pass the recorder
+    with serve(hook) as hook_url, agent("pusher", streaming=True, push=True, push_proxy=push_proxy) as upstream, \
+            Recorder(output, [(upstream, listen)], proxy_port=proxy):
+        body["params"]["configuration"]["taskPushNotificationConfig"]["url"] = f"{hook_url}/a2a-events"
+        with httpx.Client(timeout=30) as http:
+            for _ in range(2):
+                http.post(f"http://127.0.0.1:{listen}/a2a/jsonrpc?api_key=query-secret-789", json=body,
+                          headers={"A2A-Version": "1.0", "Authorization": "Bearer bearer-secret-000",
+                                   "Cookie": "session=cookie-secret-111"})
+                body["params"]["message"]["messageId"] = "m-2"
+        deadline = time.monotonic() + 10
+        while len(received) < 4 and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert received, "the agent delivered webhooks"
+    text = output.read_text()
+    for secret in ("push-token-123", "cred-456", "query-secret-789", "bearer-secret-000", "cookie-secret-111"):
+        assert secret not in text, secret
+    capture = read_capture(output)
+    webhooks = [e for e in capture.exchanges if e.webhook]
+    assert webhooks, "the webhooks passed the recorder"
+    assert all("[redacted: " in e.request.header("x-a2a-notification-token") for e in webhooks)
+    assert all(e.request.header("authorization").startswith("Bearer [redacted: ") for e in webhooks)
+    calls = [e for e in capture.exchanges if not e.webhook]
+    first, second = calls[0].request.header("authorization"), calls[1].request.header("authorization")
+    assert first == second  # the same secret, the same marker
+    assert "header Authorization" in calls[0].meta.redacted
+    assert any(item.startswith("body $.params.configuration") for item in calls[0].meta.redacted)
+
+
+def test_kill_9_leaves_every_completed_exchange_readable(tmp_path):
+    output = tmp_path / "killed.http"
+    listen = free_port()
+    with agent("slow", streaming=True, step=0.2) as upstream:
+        recorder = Recorder(output, [(upstream, listen)])
+        with httpx.Client(timeout=30) as http:
+            for number in range(3):
+                http.get(f"http://127.0.0.1:{listen}/.well-known/agent-card.json", params={"n": number})
+            body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {
+                "message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "slow"}]}}}
+            with http.stream("POST", f"http://127.0.0.1:{listen}/a2a/jsonrpc", json=body,
+                             headers={"A2A-Version": "1.0"}) as response:
+                for line in response.iter_lines():
+                    if line.startswith("data:"):
+                        recorder.kill()  # mid-stream
+                        break
+    capture = read_capture(output)
+    assert [e.number for e in capture.exchanges] == [1, 2, 3]
+
+
+def test_fifty_concurrent_clients_lose_no_exchange(tmp_path):
+    output = tmp_path / "busy.http"
+    listen = free_port()
+    with agent("busy", streaming=False, step=0.01) as upstream, Recorder(output, [(upstream, listen)]):
+        async def one(index: int) -> bytes:
+            async with httpx.AsyncClient(timeout=60) as http:
+                payload = {"jsonrpc": "2.0", "id": index, "method": "SendMessage", "params": {
+                    "message": {"messageId": f"m-{index}", "role": "ROLE_USER", "parts": [{"text": "run"}]}}}
+                response = await http.post(f"http://127.0.0.1:{listen}/a2a/jsonrpc", json=payload,
+                                           headers={"A2A-Version": "1.0"})
+                return response.content
+
+        async def all_of_them():
+            return await asyncio.gather(*(one(index) for index in range(50)))
+        answers = asyncio.run(all_of_them())
+    exchanges = read_capture(output).exchanges
+    assert sorted(e.number for e in exchanges) == list(range(1, 51))
+    ids = sorted(json.loads(e.request.body)["id"] for e in exchanges)
+    assert ids == list(range(50))
+    assert sorted(e.response.body for e in exchanges) == sorted(answers)
