@@ -140,7 +140,8 @@ def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards):
 
     if len(agents) != len(listens):
         raise click.UsageError("give one --listen HOST:PORT for each --agent URL")
-    pairs = [(runner.parse_agent(url), runner.Listener.parse(where, "--listen")) for url, where in zip(agents, listens, strict=True)]
+    pairs = [(runner.parse_agent(url), runner.Listener.parse(where, "--listen"))
+             for url, where in zip(agents, listens, strict=True)]
     listener = runner.Listener.parse(proxy, "--proxy") if proxy else None
     runner.run(output, pairs, listener, redact=not no_redact, rewrite_cards=not no_rewrite_cards, echo=click.echo)
 
