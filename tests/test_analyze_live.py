@@ -4,6 +4,7 @@ a2a-sdk agents through the recorder, with the findings that traffic must produce
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import httpx
 from a2a.client import ClientConfig, create_client
@@ -37,11 +38,9 @@ def test_sdk_and_httpx_mistakes_are_found_on_real_traffic(tmp_path):
                 task_id = events[0].task.id
                 await client.get_task(GetTaskRequest(id=task_id))                       # 3 poll-terminal
                 again = await create_client(base, ClientConfig(httpx_client=http))       # 4 card-refetch
-                try:                                                                     # 5 capability-push
+                with contextlib.suppress(Exception):                                     # 5 capability-push
                     await again.create_task_push_notification_config(
                         TaskPushNotificationConfig(task_id=task_id, url="http://127.0.0.1:9/hook"))
-                except Exception:
-                    pass
         asyncio.run(sdk_session())
         rpc = f"{base}/a2a/jsonrpc"
         message = {"messageId": "m-9", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
