@@ -43,8 +43,8 @@ trips of a session.""",
     fix="Keep the card; when it is stale, send `If-None-Match` with its ETag.",
 )
 def card_refetch(call, session):
-    if call.kind != "card" or call.agent is None:
-        return
+    if call.kind != "card" or call.agent is None or not call.path.rstrip("/").endswith(spec.CARD_PATH):
+        return  # a fetch at another path is card-path's business
     held = session.cards.get(call.agent)
     if held is None or held.extended:
         return

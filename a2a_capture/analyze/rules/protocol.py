@@ -201,10 +201,10 @@ def auth_missing(call, session):
         return
     if _has_credentials(call, held.card):
         return
-    answer = f"; the agent answered {call.status} {call.error.name if call.error else ''}".rstrip()
+    answer = f"; the agent answered {call.status} {call.error.name}" if call.error and call.status else ""
     schemes = ", ".join(sorted({name for requirement in held.card.security_requirements for name in requirement}))
     yield Hit(f"{call.operation or call.method} sent without credentials although the card ("
-              f"{ref(held.fetch, call)}) requires {schemes}{answer if call.status else ''}", [held.fetch])
+              f"{ref(held.fetch, call)}) requires {schemes}{answer}", [held.fetch])
 
 
 def _accepts(modes: list[str], media: str) -> bool:

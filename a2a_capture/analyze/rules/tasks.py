@@ -161,9 +161,12 @@ def poll_while_push_or_stream(call, session):
     held = session.held_card(call)
     if held is None or not (held.card.streaming or held.card.push_notifications):
         return
-    previous = session.previous(lambda c: c.operation == "GetTask" and c.task_id == call.task_id, call.agent)
+    polls = [c for c in session.calls if c.operation == "GetTask" and c.task_id == call.task_id
+             and c.agent == call.agent]
+    previous = polls[-1] if polls else None
     seen = session.tasks.get(call.task_id)
-    if previous is not None and seen is not None and seen.state not in spec.TERMINAL_STATES:
+    # once per task, at the second look: the loop is the finding, not each turn of it
+    if len(polls) == 1 and seen is not None and seen.state not in spec.TERMINAL_STATES:
         offers = " and ".join(name for name, on in (("streaming", held.card.streaming),
                                                     ("push notifications", held.card.push_notifications)) if on)
         yield Hit(f"task {call.task_id} polled again ({ref(previous, call)} before); the card offers {offers}",
