@@ -7,6 +7,7 @@ mitmproxy; the addon and the flow-file converter both call it.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -15,6 +16,9 @@ from a2a_capture.a2a.decode import decode, looks_like_card, rest_route
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response
 from a2a_capture.capture.sse import parse as parse_sse
 from a2a_capture.record.redact import Redactor
+
+#: how a StreamResponse (a webhook body) starts
+_STREAM_MEMBER = re.compile(rb'^\s*\{\s*"(?:task|message|statusUpdate|artifactUpdate)"')
 
 
 @dataclass
@@ -138,23 +142,36 @@ def _content_type(headers: list[tuple[str, str]]) -> str:
     return ""
 
 
+_RPC_METHOD = re.compile(rb'"method"\s*:\s*"([^"\\]{1,100})"')
+_CARD_NAME = re.compile(rb'"name"\s*:\s*"([^"\\]{1,100})"')
+
+
 def title_for(exchange: Exchange) -> str:
-    """A title that says what the exchange was: `discover test-runner`, `SendMessage`, `GET /tasks/{id}`."""
+    """A title that says what the exchange was: `discover test-runner`, `SendMessage`, `GET /tasks/{id}`.
+
+    The recorder titles every exchange on the proxy's event loop, so this reads no more of
+    the bodies than it must: the JSON-RPC method and the card's name are found by pattern.
+    """
     if exchange.webhook:
         return "webhook"
-    call = decode(exchange)
-    if call.kind == "card":
-        name = call.card.name if call.card is not None and call.card.name else call.agent or "agent"
-        if not call.path.rstrip("/").endswith(spec.CARD_PATH):
-            return f"discover {name} at {call.path}"
-        return f"discover {name}"
-    if call.kind == "jsonrpc":
-        return call.rpc_method or "JSON-RPC (unreadable body)"
-    if call.kind == "rest":
-        found = rest_route(call.method, call.path)
-        route = found[0].pattern if found else call.path
-        return f"{call.method} {route}"
-    return f"{call.method} {call.path}"
+    request, response = exchange.request, exchange.response
+    path = request.target.split("?", 1)[0]
+    method = request.method.upper()
+    if method == "GET" and (path.rstrip("/").endswith(spec.CARD_PATH)
+                            or any(path.rstrip("/").endswith(p) for p in spec.LEGACY_CARD_PATHS)):
+        found = _CARD_NAME.search(response.body) if response is not None and response.status == 200 else None
+        name = found.group(1).decode("utf-8", "replace") if found else (request.header("host") or "agent")
+        where = "" if path.rstrip("/").endswith(spec.CARD_PATH) else f" at {path}"
+        return f"discover {name}{where}"
+    if method == "POST" and b'"jsonrpc"' in request.body[:4096]:
+        found = _RPC_METHOD.search(request.body)
+        return found.group(1).decode("utf-8", "replace") if found else "JSON-RPC"
+    route = rest_route(method, path)
+    if route is not None:
+        return f"{method} {route[0].pattern}"
+    if method == "POST" and request.body and decode(exchange).kind == "jsonrpc":
+        return "JSON-RPC (unreadable body)"
+    return f"{method} {path}"
 
 
 def is_webhook(request_headers: list[tuple[str, str]], body: bytes, push_urls: set[str], url: str) -> bool:
@@ -163,6 +180,8 @@ def is_webhook(request_headers: list[tuple[str, str]], body: bytes, push_urls: s
         return True
     if any(name.lower() == "x-a2a-notification-token" for name, _ in request_headers):
         return True
+    if not body or b'"jsonrpc"' in body[:4096] or not _STREAM_MEMBER.search(body[:200]):
+        return False
     try:
         payload = json.loads(body) if body else None
     except (ValueError, UnicodeDecodeError):
@@ -174,6 +193,8 @@ def is_webhook(request_headers: list[tuple[str, str]], body: bytes, push_urls: s
 
 def push_urls_in(body: bytes) -> set[str]:
     """Push endpoints a request registers (inline in a message or as a push config)."""
+    if b'"url"' not in body:
+        return set()
     try:
         payload = json.loads(body) if body else None
     except (ValueError, UnicodeDecodeError):

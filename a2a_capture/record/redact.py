@@ -27,6 +27,8 @@ SECRET_QUERY = re.compile(r"(?i)^(?:api[-_]?key|key|token|access[-_]?token|auth|
 SECRET_JSON_KEYS = frozenset({"token", "credentials", "password", "apiKey", "api_key", "accessToken",
                               "access_token", "secret", "clientSecret", "client_secret"})
 _AUTH_SCHEME = re.compile(r"^(\S+)\s+(\S.*)$")
+_SECRET_KEY_BYTES = re.compile(b'"(?:' + b"|".join(re.escape(k.encode()) for k in sorted(SECRET_JSON_KEYS))
+                               + rb')"\s*:')
 
 
 class Redactor:
@@ -92,6 +94,8 @@ class Redactor:
         stands, so a compact body stays compact and a pretty one stays pretty.
         """
         if not body or not ("json" in content_type or content_type == "text/event-stream"):
+            return body, []
+        if not _SECRET_KEY_BYTES.search(body):  # most bodies hold no secret member: skip parsing them
             return body, []
         documents = []
         if content_type == "text/event-stream":
