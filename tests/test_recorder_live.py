@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
@@ -195,3 +196,85 @@ def test_fifty_concurrent_clients_lose_no_exchange(tmp_path):
     ids = sorted(json.loads(e.request.body)["id"] for e in exchanges)
     assert ids == list(range(50))
     assert sorted(e.response.body for e in exchanges) == sorted(answers)
+
+
+def test_a_refused_connection_is_recorded_as_such(tmp_path):
+    output = tmp_path / "refused.http"
+    listen, dead = free_port(), free_port()
+    with Recorder(output, [(f"http://127.0.0.1:{dead}", listen)]):
+        with httpx.Client() as http, contextlib.suppress(httpx.HTTPError):
+            http.get(f"http://127.0.0.1:{listen}/.well-known/agent-card.json")  # mitmproxy hangs up or says 502
+    exchange = read_capture(output).exchanges[0]
+    assert exchange.request.target == "/.well-known/agent-card.json"
+    assert any(note.startswith("error: ") and "refused" in note.lower() for note in exchange.notes), exchange.notes
+
+
+def _load_addon():
+    import importlib.util
+
+    from a2a_capture.resources import addons_dir
+
+    spec = importlib.util.spec_from_file_location("a2a_recorder", addons_dir() / "a2a_recorder.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_failure_inside_the_addon_never_reaches_the_traffic(tmp_path, monkeypatch, caplog):
+    from mitmproxy.test import taddons, tflow
+
+    module = _load_addon()
+    recorder = module.A2ARecorder()
+    with taddons.context(recorder) as context:
+        context.configure(recorder, a2a_capture=str(tmp_path / "x.http"))
+        flow = tflow.tflow(resp=True)
+        recorder.request(flow)
+        recorder.responseheaders(flow)
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("boom")
+
+        monkeypatch.setattr(module.flows, "exchange_from_flow", broken)
+        recorder.response(flow)  # must not raise: mitmproxy would otherwise report the flow as failed
+        assert "could not record an exchange" in caplog.text
+        monkeypatch.undo()
+        second = tflow.tflow(resp=True)
+        recorder.request(second)
+        recorder.response(second)
+        recorder.done()
+    assert [e.number for e in read_capture(tmp_path / "x.http").exchanges] == [2]
+
+
+def test_a_stream_cut_by_the_agent_is_recorded_with_what_arrived(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.live import ROOT, wait_for_port
+
+    output = tmp_path / "cut.http"
+    port, listen = free_port(), free_port()
+    server = subprocess.Popen([sys.executable, "-m", "tests.agents", "--port", str(port), "--streaming"],
+                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        wait_for_port(port)
+        with Recorder(output, [(f"http://127.0.0.1:{port}", listen)]):
+            body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {
+                "message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "slow"}]}}}
+            with httpx.Client(timeout=30) as http, contextlib.suppress(httpx.HTTPError):
+                with http.stream("POST", f"http://127.0.0.1:{listen}/a2a/jsonrpc", json=body,
+                                 headers={"A2A-Version": "1.0"}) as response:
+                    frames = 0
+                    for line in response.iter_lines():
+                        if line.startswith("data:"):
+                            frames += 1
+                            if frames == 3:
+                                server.kill()  # the agent dies mid-stream
+            time.sleep(0.5)
+    finally:
+        server.kill()
+        server.wait(10)
+    exchange = read_capture(output).exchanges[0]
+    assert len(exchange.response.events) >= 3
+    assert any(note.startswith("error: ") and "after part of the response" in note for note in exchange.notes), \
+        exchange.notes

@@ -109,7 +109,7 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
         redacted += removed
         meta.end = timestamp(end)
     if flow.error is not None:
-        notes.append(f"error: {flow.error.msg}")
+        notes.append(_error_note(flow.error.msg, flow.response is not None))
         if meta.end is None:
             meta.end = timestamp(getattr(flow.error, "timestamp", None))
     meta.redacted = list(dict.fromkeys(redacted))
@@ -117,6 +117,19 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
                         meta=meta, notes=notes)
     exchange.title = title_for(exchange)
     return exchange
+
+
+_ERROR_KINDS = (("errno 111", "connection refused"), ("connection refused", "connection refused"),
+                ("reset", "connection reset"), ("timed out", "timed out"), ("timeout", "timed out"),
+                ("disconnect", "connection closed"), ("eof", "connection closed"))
+
+
+def _error_note(message: str, partial: bool) -> str:
+    """Say what went wrong in plain words, keeping the proxy's own message."""
+    lower = message.lower()
+    kind = next((name for needle, name in _ERROR_KINDS if needle in lower), "failed")
+    where = " after part of the response" if partial else ""
+    return f"error: {kind}{where} ({message})"
 
 
 def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start: float):

@@ -78,7 +78,9 @@ def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | N
             # the client's Host header stays as it was, so the capture shows what the client sent
             "--set", "keep_host_header=true",
             # stream bodies through (the addon keeps the copy), never buffer large ones whole
-            "--set", "stream_large_bodies=1m"]
+            "--set", "stream_large_bodies=1m",
+            # read the request before connecting upstream, so a refused connection is still recorded
+            "--set", "connection_strategy=lazy"]
     for upstream, listener in agents:
         args += ["--mode", f"reverse:{upstream}@{listener.host}:{listener.port}"]
     if proxy is not None:
