@@ -58,6 +58,11 @@ class Session:
     ended: dict[str, TaskSeen] = field(default_factory=dict)  # first terminal sighting per task
     calls: list[Call] = field(default_factory=list)
     streams: dict[tuple[str, int], Call] = field(default_factory=dict)
+    # indexes, so that every rule looks only at the calls that can matter (a session can be long)
+    task_calls: dict[str, list[Call]] = field(default_factory=dict)
+    by_operation: dict[tuple[str | None, str | None], list[Call]] = field(default_factory=dict)
+    sent_messages: dict[tuple[str | None, str], Call] = field(default_factory=dict)
+    last_a2a: dict[str | None, Call] = field(default_factory=dict)
 
     # -- questions rules ask ------------------------------------------------------------------
 
@@ -76,12 +81,23 @@ class Session:
             return []
         return [i for i in held.card.interfaces if _origin_text(i) == call.agent]
 
-    def previous(self, where, agent: str | None = None) -> Call | None:
-        """The latest earlier call that satisfies ``where``, optionally to one agent."""
-        for earlier in reversed(self.calls):
+    def previous(self, where, agent: str | None = None, among: list[Call] | None = None) -> Call | None:
+        """The latest earlier call that satisfies ``where``, optionally to one agent.
+
+        ``among`` narrows the search to an index (``task_history``, ``of_operation``).
+        """
+        for earlier in reversed(self.calls if among is None else among):
             if (agent is None or earlier.agent == agent) and where(earlier):
                 return earlier
         return None
+
+    def task_history(self, task_id: str | None) -> list[Call]:
+        """Earlier calls about a task, in order."""
+        return self.task_calls.get(task_id or "", [])
+
+    def of_operation(self, agent: str | None, operation: str | None) -> list[Call]:
+        """Earlier calls of one operation (or kind, for card fetches) to one agent."""
+        return self.by_operation.get((agent, operation), [])
 
     # -- learning from a call -------------------------------------------------------------------
 
@@ -106,6 +122,13 @@ class Session:
         if call.streamed:
             self.streams[(call.file, call.number)] = call
         self.calls.append(call)
+        if call.task_id:
+            self.task_calls.setdefault(call.task_id, []).append(call)
+        self.by_operation.setdefault((call.agent, call.operation or call.kind), []).append(call)
+        if call.message_id and call.operation in ("SendMessage", "SendStreamingMessage"):
+            self.sent_messages.setdefault((call.agent, call.message_id), call)
+        if call.is_a2a:
+            self.last_a2a[call.agent] = call
 
     def _hold(self, call: Call, card: Card, extended: bool) -> None:
         cache_control = (call.response_header("cache-control") or "").lower()

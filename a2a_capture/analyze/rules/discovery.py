@@ -24,7 +24,8 @@ def card_path(call, session):
     if call.path.rstrip("/").endswith(spec.LEGACY_EXTENDED_CARD_PATH):
         return  # the 0.2 extended card route, judged by the capability rules
     outcome = f"answered {call.status}" if call.status else "unanswered"
-    right = session.previous(lambda c: c.kind == "card" and c.path.endswith(spec.CARD_PATH) and c.ok, call.agent)
+    right = session.previous(lambda c: c.path.endswith(spec.CARD_PATH) and c.ok, call.agent,
+                             session.of_operation(call.agent, "card"))
     related = [right] if right else []
     yield Hit(f"card requested at {call.path} ({outcome}); A2A 0.3 and 1.0 serve it at {spec.CARD_PATH}", related)
 

@@ -61,8 +61,8 @@ def poll_terminal(call, session):
     earlier = ended.call
     if earlier.operation == "GetTask" and _history(earlier) != _history(call):
         return  # a different view of the task (history length), not a poll
-    later = session.previous(lambda c: c.operation == "GetTask" and c.task_id == call.task_id
-                             and _history(c) == _history(call), call.agent)
+    later = session.previous(lambda c: c.operation == "GetTask" and _history(c) == _history(call), call.agent,
+                             session.task_history(call.task_id))
     related = [earlier] if later is None or later is earlier else [earlier, later]
     yield Hit(f"{ref(earlier, call)} had already shown task {call.task_id} "
               f"{_state_word(ended.state)}; a finished task does not change", related)
@@ -161,8 +161,7 @@ def poll_while_push_or_stream(call, session):
     held = session.held_card(call)
     if held is None or not (held.card.streaming or held.card.push_notifications):
         return
-    polls = [c for c in session.calls if c.operation == "GetTask" and c.task_id == call.task_id
-             and c.agent == call.agent]
+    polls = [c for c in session.task_history(call.task_id) if c.operation == "GetTask" and c.agent == call.agent]
     previous = polls[-1] if polls else None
     seen = session.tasks.get(call.task_id)
     # once per task, at the second look: the loop is the finding, not each turn of it
@@ -191,12 +190,12 @@ def return_immediately_poll(call, session):
         return
     if not any(task == call.task_id and state in spec.TERMINAL_STATES for task, state in call.states):
         return
-    send = session.previous(lambda c: c.operation == "SendMessage" and c.task_id == call.task_id, call.agent)
+    send = session.previous(lambda c: c.operation == "SendMessage", call.agent, session.task_history(call.task_id))
     if send is None or send.inline_push:
         return
     configuration = send.params.get("configuration")
     if isinstance(configuration, dict) and configuration.get("returnImmediately") is True:
-        polls = [c for c in session.calls if c.operation == "GetTask" and c.task_id == call.task_id]
+        polls = [c for c in session.task_history(call.task_id) if c.operation == "GetTask"]
         yield Hit(f"{ref(send, call)} asked to return immediately, then {len(polls) + 1} GetTask calls polled "
                   "task {call.task_id} to its end".replace("{call.task_id}", call.task_id), [send])
 
@@ -215,8 +214,7 @@ the agent either do the work twice or answer with what it already answered.""",
 def duplicate_message_id(call, session):
     if call.operation not in ("SendMessage", "SendStreamingMessage") or not call.message_id:
         return
-    earlier = session.previous(lambda c: c.operation in ("SendMessage", "SendStreamingMessage")
-                               and c.message_id == call.message_id, call.agent)
+    earlier = session.sent_messages.get((call.agent, call.message_id))
     if earlier is not None and earlier.status is not None and earlier.error is None:
         yield Hit(f"messageId {call.message_id} was already sent in {ref(earlier, call)}", [earlier])
 
@@ -243,9 +241,8 @@ def list_past_last_page(call, session):
     if not call.params.get("pageToken"):
         return
     filters = {k: v for k, v in call.params.items() if k not in ("pageToken", "tenant")}
-    earlier = session.previous(lambda c: c.operation == "ListTasks"
-                               and {k: v for k, v in c.params.items() if k not in ("pageToken", "tenant")} == filters,
-                               call.agent)
+    earlier = session.previous(lambda c: {k: v for k, v in c.params.items() if k not in ("pageToken", "tenant")}
+                               == filters, call.agent, session.of_operation(call.agent, "ListTasks"))
     result = _result(earlier.response_json) if earlier else None
     if isinstance(result, dict) and result.get("nextPageToken", None) == "":
         yield Hit(f"{ref(earlier, call)} was already the last page (empty nextPageToken)", [earlier])
@@ -270,9 +267,9 @@ snapshot twice.""",
     fix="Subscribe directly and read the task from the first event.",
 )
 def get_before_subscribe(call, session):
-    if call.operation != "SubscribeToTask" or call.task_id is None or not session.calls:
+    if call.operation != "SubscribeToTask" or call.task_id is None:
         return
-    last = next((c for c in reversed(session.calls) if c.agent == call.agent and c.is_a2a), None)
+    last = session.last_a2a.get(call.agent)
     if last is not None and last.operation == "GetTask" and last.task_id == call.task_id:
         yield Hit(f"{ref(last, call)} read task {call.task_id} just before; the subscription's first event "
                   "is the same snapshot", [last])
