@@ -278,3 +278,25 @@ def test_a_stream_cut_by_the_agent_is_recorded_with_what_arrived(tmp_path):
     assert len(exchange.response.events) >= 3
     assert any(note.startswith("error: ") and "after part of the response" in note for note in exchange.notes), \
         exchange.notes
+
+
+def test_http2_and_tls_flows_are_written_as_http11_with_a_note():
+    from mitmproxy.test import tflow
+
+    from a2a_capture.capture import capture_bytes
+    from a2a_capture.capture.models import Capture
+    from a2a_capture.capture.reader import read_capture_bytes
+    from a2a_capture.record.flows import exchange_from_flow
+
+    flow = tflow.tflow(resp=True)
+    flow.request.http_version = "HTTP/2.0"
+    flow.request.scheme = "https"
+    flow.request.headers.pop("host", None)
+    flow.response.http_version = "HTTP/2.0"
+    exchange = exchange_from_flow(flow, 1)
+    assert exchange.request.http_version == "1.1" and exchange.response.http_version == "1.1"
+    assert "recorded over HTTP/2.0; written as HTTP/1.1 text" in exchange.notes
+    assert any(note.startswith("over TLS to ") for note in exchange.notes)
+    assert exchange.request.header("host")  # :authority became a Host header
+    data = capture_bytes(Capture(exchanges=[exchange]))
+    assert b" HTTP/1.1\n" in data and read_capture_bytes(data).exchanges == [exchange]
