@@ -201,6 +201,141 @@ def report_command(files, output, output_format, templates, whole, title):
     click.echo(f"wrote {output}: {len(model.exchanges)} exchanges, {len(model.findings)} findings", err=True)
 
 
+def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
+    pairs = {}
+    for value in values:
+        name, sep, rest = value.partition("=")
+        if not sep or not name:
+            raise click.UsageError(f"{what} takes NAME=VALUE, not {value!r}")
+        pairs[name] = rest
+    return pairs
+
+
+@main.command("replay")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--target", "targets", multiple=True, metavar="NAME=URL", required=True,
+              help="Where the agent NAME (its card's name, or its recorded host:port) runs now (repeatable).")
+@click.option("--secret", "secrets", multiple=True, metavar="HEADER=VALUE",
+              help="A credential to send where the capture has a redaction marker (or set "
+                   "A2A_CAPTURE_SECRET_<HEADER>, such as A2A_CAPTURE_SECRET_AUTHORIZATION).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the new session as a capture.")
+def replay_command(file, targets, secrets, output):
+    """Send the client side of capture FILE again to live agents, in the original order.
+
+    Ids the servers make up (tasks, contexts, push configs, page tokens, ETags) are learned
+    from the new answers and put into later requests. Prints what changed; exit 1 if anything did.
+    """
+    from a2a_capture.capture import read_capture, write_capture
+    from a2a_capture.replay import client, diff
+
+    old = read_capture(file)
+    new = client.replay(old, _pairs(targets, "--target"), _pairs(secrets, "--secret"), echo=click.echo)
+    if output:
+        write_capture(new, output)
+    changes = diff.compare(old, new)
+    for change in changes:
+        click.echo(change.line())
+    click.echo(f"replayed {len(new.exchanges)} exchanges; {len(changes)} differ from the capture")
+    sys.exit(1 if changes else 0)
+
+
+@main.command("serve")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--listen", "listens", multiple=True, metavar="[NAME=]HOST:PORT",
+              help="Where to serve each recorded agent (in the order the capture meets them, or by NAME).")
+@click.option("--speed", type=float, default=1.0, show_default=True, help="Play streams this many times faster.")
+@click.option("--no-delay", is_flag=True, help="Send stream frames at once.")
+def serve_command(file, listens, speed, no_delay):
+    """Serve the agent side of capture FILE as mock agents on 127.0.0.1, until Ctrl-C."""
+    from a2a_capture.capture import read_capture
+    from a2a_capture.replay import serve
+    from a2a_capture.replay.runner import serve_forever
+
+    agents = serve.mock_agents(read_capture(file), 0.0 if no_delay else speed)
+    if not agents:
+        raise click.UsageError(f"{file} has no calls to an agent to serve")
+    serve_forever(agents, list(listens), echo=click.echo)
+
+
+@main.command("diff")
+@click.argument("old", type=click.Path(dir_okay=False))
+@click.argument("new", type=click.Path(dir_okay=False))
+@click.option("--ignore-key", "keys", multiple=True, metavar="KEY",
+              help="Also mask this JSON member (ids, timestamps and tokens are masked already).")
+def diff_command(old, new, keys):
+    """Compare two sessions exchange by exchange, and their findings; exit 1 on a difference."""
+    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.capture import read_capture
+    from a2a_capture.replay import baseline, diff
+    from a2a_capture.replay.masking import VOLATILE_KEYS
+
+    changes = diff.compare(read_capture(old), read_capture(new), VOLATILE_KEYS | set(keys))
+    for change in changes:
+        click.echo(change.line())
+    before = baseline.judge(analyze([new]).findings, _counts(analyze([old]).findings), with_file=False)
+    for finding in before.new:
+        click.echo(f"+ finding {finding.rule} at exchange {finding.exchange}: {finding.message}")
+    for rule, operation, agent, _ in before.gone:
+        click.echo(f"- finding {rule} ({operation} on {agent}) is gone")
+    different = bool(changes or before.new or before.gone)
+    click.echo(f"{len(changes)} exchanges and {len(before.new) + len(before.gone)} findings differ"
+               if different else "no difference after masking")
+    sys.exit(1 if different else 0)
+
+
+def _counts(findings):
+    from collections import Counter
+
+    from a2a_capture.replay.baseline import key
+
+    return Counter(key(f, with_file=False) for f in findings)
+
+
+@main.command("check")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--baseline", "baseline_path", required=True, type=click.Path(dir_okay=False),
+              help="The accepted findings (JSON); missing means none are accepted.")
+@click.option("--update-baseline", is_flag=True, help="Accept the current findings: write them to the baseline.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
+              help="Only findings at least this severe can fail the check.")
+def check_command(paths, baseline_path, update_baseline, fail_on):
+    """The CI gate: analyze PATHS (files, or folders of .http files) and fail on new findings."""
+    from a2a_capture.analyze import config as settings
+    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.replay import baseline
+    from a2a_capture.report.machine import at_or_above
+
+    files = _capture_files(paths)
+    findings = [f for f in analyze(files, settings.load()).findings if at_or_above(f, fail_on)]
+    if update_baseline:
+        baseline.dump(findings, baseline_path)
+        click.echo(f"accepted {len(findings)} findings into {baseline_path}")
+        return
+    verdict = baseline.judge(findings, baseline.load(baseline_path))
+    for finding in verdict.new:
+        click.echo(f"{finding.file}:{finding.exchange}: {finding.severity.value} {finding.rule} {finding.message}")
+    for rule, operation, agent, file in verdict.gone:
+        click.echo(f"fixed: {rule} ({operation} on {agent} in {file}) no longer occurs")
+    if verdict.ok:
+        click.echo(f"check passed: {len(findings)} findings, all in {baseline_path}")
+        return
+    click.echo(f"check failed: {len(verdict.new)} new finding(s). Fix them, or accept them with:\n"
+               f"  a2a-capture check {' '.join(paths)} --baseline {baseline_path} --update-baseline")
+    sys.exit(1)
+
+
+def _capture_files(paths) -> list[str]:
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files += sorted(os.path.join(path, name) for name in os.listdir(path) if name.endswith(".http"))
+        else:
+            files.append(path)
+    if not files:
+        raise click.UsageError("no .http capture files in " + ", ".join(paths))
+    return files
+
+
 @main.command("rules")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown"]), default="table",
               show_default=True, help="table: id, severity and title; markdown: the full docs/rules.md.")

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -17,7 +15,7 @@ from pathlib import Path
 
 import uvicorn
 
-from a2a_capture.record import runner
+from a2a_capture.record.process import RecorderProcess
 from tests.agents import build_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,40 +61,12 @@ def agent(name: str = "test-runner", port: int | None = None, **options):
         yield url
 
 
-class Recorder:
-    """mitmdump with the addon, as `a2a-capture record` starts it."""
+class Recorder(RecorderProcess):
+    """The library's recorder process, with the checkout on the addon's import path."""
 
-    def __init__(self, output: Path, agents: list[tuple[str, int]] = (), proxy_port: int | None = None,
-                 redact: bool = True, extra: list[str] | None = None) -> None:
-        self.output = output
-        self.agents = [(upstream, runner.Listener("127.0.0.1", port)) for upstream, port in agents]
-        self.proxy = runner.Listener("127.0.0.1", proxy_port) if proxy_port else None
-        args = runner.command(str(output), self.agents, self.proxy, redact=redact)
-        self.process = subprocess.Popen([*args, *(extra or [])], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        env={**os.environ, "PYTHONPATH": str(ROOT)})
-        for listener in [listener for _, listener in self.agents] + ([self.proxy] if self.proxy else []):
-            try:
-                wait_for_port(listener.port)
-            except TimeoutError:
-                self.process.kill()
-                raise AssertionError(f"mitmdump did not start: {self.process.stdout.read().decode()}") from None
-
-    def stop(self) -> str:
-        """Stop as Ctrl-C would; returns what mitmdump printed."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        return self.process.stdout.read().decode(errors="replace")
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
-
-    def __enter__(self) -> Recorder:
-        return self
+    def __init__(self, output: Path, agents=(), proxy_port: int | None = None, redact: bool = True,
+                 extra: list[str] | None = None) -> None:
+        super().__init__(output, agents, proxy_port, redact, extra, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
     def __exit__(self, *exc) -> None:
         output = self.stop()

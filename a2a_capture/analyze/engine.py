@@ -71,7 +71,16 @@ def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None) ->
             records.append(_record(call, session))
             session.apply(call)
             _forget_bodies(call)
+    _name_agents(findings, session)
     return Analysis(findings=findings, calls=records, summary=_summary(files, records, findings))
+
+
+def _name_agents(findings: list[Finding], session: Session) -> None:
+    """Name an agent by its card even where the card came later (a call before discovery)."""
+    names = {origin: held.card.name for origin, held in session.cards.items() if held.card.name}
+    for finding in findings:
+        if finding.agent and finding.agent_name in (None, finding.agent) and finding.agent in names:
+            finding.agent_name = names[finding.agent]
 
 
 def _record(call: Call, session: Session) -> CallRecord:

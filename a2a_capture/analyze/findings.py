@@ -45,6 +45,8 @@ class Finding(BaseModel):
     cost: float | None = None
     operation: str | None = None
     agent: str | None = None
+    #: the agent by the name its card gave, where the client held one (stable across re-recordings)
+    agent_name: str | None = None
 
 
 @dataclass
@@ -73,6 +75,8 @@ class Rule:
 
     def run(self, call: Call, session) -> list[Finding]:
         findings = []
+        held = session.held_card(call)
+        agent_name = held.card.name if held is not None and held.card.name else call.agent
         for hit in self.check(call, session) or ():
             findings.append(Finding(
                 rule=self.id, severity=self.severity, title=self.title, message=hit.message, spec=self.spec,
@@ -80,6 +84,7 @@ class Rule:
                 related=[related.label for related in hit.related],
                 related_locations=[(r.file, r.label, r.line) for r in hit.related],
                 cost=call.duration if self.wasted else None, operation=call.operation, agent=call.agent,
+                agent_name=agent_name,
             ))
         return findings
 

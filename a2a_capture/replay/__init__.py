@@ -1,0 +1,1 @@
+"""Replay and regression: masking, diff, client replay, server replay, baselines."""

@@ -1,0 +1,72 @@
+"""The CI gate's memory: which findings a project has accepted.
+
+A baseline keys findings by what survives re-recording (rule, operation, the agent's card
+name, the capture's file name) and counts them; ids, ports and line numbers do not enter it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass
+
+from a2a_capture.analyze.findings import Finding
+from a2a_capture.errors import A2ACaptureError
+
+VERSION = 1
+
+
+class BaselineError(A2ACaptureError):
+    """A baseline file cannot be read."""
+
+
+def key(finding: Finding, with_file: bool = True) -> tuple[str, str, str, str]:
+    return (finding.rule, finding.operation or "-", finding.agent_name or finding.agent or "-",
+            os.path.basename(finding.file) if with_file else "-")
+
+
+def load(path: str) -> Counter:
+    try:
+        with open(path, encoding="utf-8") as stream:
+            data = json.load(stream)
+        return Counter({(item["rule"], item["operation"], item["agent"], item["file"]): int(item["count"])
+                        for item in data["findings"]})
+    except FileNotFoundError:
+        return Counter()
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise BaselineError(f"{path}: not an a2a-capture baseline ({error}); "
+                            "write one with --update-baseline") from None
+
+
+def dump(findings: list[Finding], path: str) -> None:
+    counts = Counter(key(f) for f in findings)
+    items = [{"rule": rule, "operation": operation, "agent": agent, "file": file, "count": count}
+             for (rule, operation, agent, file), count in sorted(counts.items())]
+    with open(path, "w", encoding="utf-8") as stream:
+        json.dump({"version": VERSION, "tool": "a2a-capture", "findings": items}, stream, indent=2)
+        stream.write("\n")
+
+
+@dataclass
+class Verdict:
+    new: list[Finding]
+    gone: list[tuple[str, str, str, str]]
+
+    @property
+    def ok(self) -> bool:
+        return not self.new
+
+
+def judge(findings: list[Finding], accepted: Counter, with_file: bool = True) -> Verdict:
+    """Findings beyond what the baseline accepts (per key, by count), and accepted ones now gone."""
+    remaining = Counter(accepted)
+    new = []
+    for finding in findings:
+        k = key(finding, with_file)
+        if remaining[k] > 0:
+            remaining[k] -= 1
+        else:
+            new.append(finding)
+    gone = sorted(k for k, count in remaining.items() if count > 0)
+    return Verdict(new=new, gone=gone)

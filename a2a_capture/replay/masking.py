@@ -1,0 +1,73 @@
+"""Mask what changes from run to run (ids, times, tokens, ETags), so sessions can be compared.
+
+The server makes up task, context and config ids; clients make up message and request ids;
+times and ETags move. Two recordings of the same behaviour differ in exactly these, so
+comparison, matching and baselines look at bodies with them replaced by placeholders.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+#: JSON members whose values are made up per run
+VOLATILE_KEYS = frozenset({
+    "id", "taskId", "contextId", "messageId", "artifactId", "referenceTaskIds", "timestamp", "pageToken",
+    "nextPageToken", "statusTimestampAfter", "token", "credentials", "etag",
+})
+#: headers that say nothing about behaviour
+VOLATILE_HEADERS = frozenset({
+    "date", "etag", "last-modified", "content-length", "transfer-encoding", "connection", "keep-alive", "server",
+    "x-request-id", "user-agent", "accept-encoding", "host", "if-none-match", "if-modified-since",
+})
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+_MARKER = re.compile(r"\[redacted: [^\]]*\]")
+_ORIGIN = re.compile(r"https?://[^/\s\"']+")
+_HTTP_DATE = re.compile(r"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
+
+
+def mask_text(text: str) -> str:
+    text = _MARKER.sub("<redacted>", text)
+    text = _ORIGIN.sub("<origin>", text)  # agents move between hosts and ports from run to run
+    text = _UUID.sub("<uuid>", text)
+    text = _TIME.sub("<time>", text)
+    return _HTTP_DATE.sub("<date>", text)
+
+
+def mask_json(value, keys: frozenset[str] = VOLATILE_KEYS):
+    if isinstance(value, dict):
+        return {key: (f"<{key}>" if key in keys and isinstance(value[key], (str, int, list)) and value[key] != ""
+                      else mask_json(value[key], keys)) for key in value}
+    if isinstance(value, list):
+        return [mask_json(item, keys) for item in value]
+    if isinstance(value, str):
+        return mask_text(value)
+    return value
+
+
+def mask_body(body: bytes, keys: frozenset[str] = VOLATILE_KEYS) -> str:
+    """A body as canonical text with volatile values masked (JSON by structure, else by pattern)."""
+    if not body:
+        return ""
+    try:
+        return json.dumps(mask_json(json.loads(body), keys), sort_keys=True, ensure_ascii=False)
+    except (ValueError, UnicodeDecodeError):
+        return mask_text(body.decode("utf-8", "replace"))
+
+
+def mask_frames(events, keys: frozenset[str] = VOLATILE_KEYS) -> list[str]:
+    return [mask_body((event.data or "").encode(), keys) for event in events if not event.is_ping]
+
+
+def mask_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return sorted((name.lower(), mask_text(value)) for name, value in headers
+                  if name.lower() not in VOLATILE_HEADERS)
+
+
+def mask_path(path: str) -> str:
+    """A request target with ids in its segments masked: /tasks/<uuid>:cancel."""
+    base = path.split("?", 1)[0]
+    return re.sub(r"/[^/:?]*[0-9][^/:?]*(?=[:/]|$)", lambda m: "/{id}" if len(m.group(0)) > 8 else m.group(0),
+                  mask_text(base))
