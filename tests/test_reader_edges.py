@@ -339,3 +339,29 @@ def test_the_quick_data_frame_path_agrees_with_the_full_field_parser(parts, eol)
     for event in sse.parse(body):
         full = sse._event(body[event.start:event.end].splitlines(), None, (), event.start, event.end)
         assert event == full
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br", "zstd"])
+def test_compressed_bodies_are_kept_exactly_and_read_decoded(encoding):
+    import gzip
+    import zlib
+
+    import brotli
+    import zstandard
+
+    from a2a_capture.a2a.decode import decode
+
+    payload = (b'{"jsonrpc": "2.0", "id": 1, "result": '
+               b'{"task": {"id": "t-1", "status": {"state": "TASK_STATE_COMPLETED"}}}}')
+    packed = {"gzip": gzip.compress, "deflate": zlib.compress, "br": brotli.compress,
+              "zstd": lambda data: zstandard.ZstdCompressor().compress(data)}[encoding](payload)
+    exchange = Exchange(
+        number=1,
+        request=Request(method="POST", target="/rpc", headers=[("Host", "a"), ("A2A-Version", "1.0")],
+                        body=b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t-1"}}'),
+        response=Response(status=200, headers=[("Content-Type", "application/json"), ("Content-Encoding", encoding)],
+                          body=packed),
+    )
+    back = read_capture_bytes(capture_bytes(Capture(exchanges=[exchange]))).exchanges[0]
+    assert back.response.body == packed and back.response.content == payload
+    assert decode(back).states == [("t-1", "TASK_STATE_COMPLETED")]

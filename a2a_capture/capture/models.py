@@ -53,6 +53,13 @@ class Message(_Model):
         return [value for key, value in self.headers if key.lower() == wanted]
 
     @property
+    def content(self) -> bytes:
+        """The body with any Content-Encoding (gzip, deflate, br, zstd) undone."""
+        from a2a_capture.capture.encoding import decode_content
+
+        return decode_content(self.body, self.header("content-encoding"))
+
+    @property
     def content_type(self) -> str:
         """The media type alone, lower case, without parameters."""
         value = self.header("content-type") or ""
@@ -92,7 +99,8 @@ class Response(Message):
         """The SSE events of the body, with arrival times and notes; empty for non-streams."""
         if not self.is_event_stream:
             return []
-        return sse.parse(self.body, self.event_times, self.event_notes)
+        body = self.content if self.header("content-encoding") else self.body
+        return sse.parse(body, self.event_times, self.event_notes)
 
 
 class ExchangeMeta(_Model):

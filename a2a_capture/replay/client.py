@@ -207,7 +207,7 @@ def _learn(subs: Substitutions, old: Exchange, new: Exchange) -> None:
         for before, after in zip(old.response.events, new.response.events, strict=False):
             subs.learn(_json(before.data), _json(after.data))
     else:
-        subs.learn(_json(old.response.body), _json(new.response.body))
+        subs.learn(_json(old.response.content), _json(new.response.content))
 
 
 def _json(data):

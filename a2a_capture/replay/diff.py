@@ -27,7 +27,7 @@ class Change:
 def signature(exchange: Exchange) -> str:
     """What a call was, whatever its ids: `POST SendMessage`, `GET /tasks/{id}`, `webhook statusUpdate`."""
     if exchange.webhook:
-        body = mask_body(exchange.request.body)
+        body = mask_body(exchange.request.content)
         member = next((m for m in ("statusUpdate", "artifactUpdate", "task", "message") if f'"{m}"' in body), "")
         return f"webhook {member}".strip()
     call = decode(exchange)
@@ -72,7 +72,7 @@ def _minus(left: list[str], right: list[str]) -> list[str]:
 
 def _details(old: Exchange, new: Exchange, keys: frozenset[str]) -> list[str]:
     details = []
-    if mask_body(old.request.body, keys) != mask_body(new.request.body, keys):
+    if mask_body(old.request.content, keys) != mask_body(new.request.content, keys):
         details.append("the request body differs")
     if (old.response is None) != (new.response is None):
         details.append("one has no response" if new.response is None else "a response where there was none")
@@ -89,7 +89,7 @@ def _details(old: Exchange, new: Exchange, keys: frozenset[str]) -> list[str]:
             first = next(i for i, (x, y) in enumerate(zip(before, after, strict=True)) if x != y)
             details.append(f"stream event {first + 1} differs: {_clip(before[first])} -> {_clip(after[first])}")
     else:
-        before, after = mask_body(old.response.body, keys), mask_body(new.response.body, keys)
+        before, after = mask_body(old.response.content, keys), mask_body(new.response.content, keys)
         if before != after:
             details.append(f"the response body differs: {_clip(before)} -> {_clip(after)}")
     return details

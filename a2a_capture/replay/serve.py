@@ -84,8 +84,10 @@ class MockAgent:
             await _send(send, 502, [(b"content-type", b"text/plain")], b"the recorded call had no response")
             return
         request_id = _rpc_id(request_body)
+        # the mock answers uncompressed, whatever the recording had
         headers = [(name.lower().encode("latin-1"), value.encode("utf-8", "surrogateescape"))
-                   for name, value in response.headers if name.lower() not in _HOP]
+                   for name, value in response.headers if name.lower() not in _HOP | {"content-encoding"}]
+        content = response.content
         if response.is_event_stream:
             await send({"type": "http.response.start", "status": response.status, "headers": headers})
             previous = 0.0
@@ -94,12 +96,12 @@ class MockAgent:
                 if self.speed and when > previous:
                     await asyncio.sleep((when - previous) / self.speed)
                 previous = max(previous, when)
-                frame = response.body[event.start:event.end]
+                frame = content[event.start:event.end]
                 await send({"type": "http.response.body", "body": _with_id(frame, request_id, sse=True),
                             "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
-        body = response.body
+        body = content
         if decode(exchange).kind == "card" and self.public:
             body, _ = rewrite_card(body, _card_origin(body) or self.origin, self.public)
         await _send(send, response.status, headers, _with_id(body, request_id))
@@ -204,5 +206,5 @@ def mock_agents(capture: Capture, speed: float = 1.0) -> list[MockAgent]:
         agent = agents.setdefault(call.agent, MockAgent(origin=call.agent, name=call.agent, speed=speed))
         if call.card is not None and call.card.name:
             agent.name = call.card.name
-        agent.recorded.append(Recorded(exchange, signature(exchange), mask_body(exchange.request.body)))
+        agent.recorded.append(Recorded(exchange, signature(exchange), mask_body(exchange.request.content)))
     return list(agents.values())
