@@ -300,3 +300,21 @@ def test_http2_and_tls_flows_are_written_as_http11_with_a_note():
     assert exchange.request.header("host")  # :authority became a Host header
     data = capture_bytes(Capture(exchanges=[exchange]))
     assert b" HTTP/1.1\n" in data and read_capture_bytes(data).exchanges == [exchange]
+
+
+def test_a_secret_inside_a_compressed_body_is_redacted():
+    import gzip
+
+    from mitmproxy.test import tflow
+
+    from a2a_capture.record.flows import exchange_from_flow
+    from a2a_capture.record.redact import Redactor
+
+    flow = tflow.tflow(resp=True)
+    flow.response.headers["content-type"] = "application/json"
+    flow.response.headers["content-encoding"] = "gzip"
+    flow.response.raw_content = gzip.compress(b'{"result": {"url": "http://h/x", "token": "push-secret-42"}}')
+    exchange = exchange_from_flow(flow, 1, redactor=Redactor(b"k"))
+    assert b"push-secret-42" not in exchange.response.body and b"[redacted: token" in exchange.response.body
+    assert exchange.response.header("content-encoding") is None
+    assert any("decoded this gzip body" in note for note in exchange.notes)

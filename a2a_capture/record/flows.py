@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import decode, looks_like_card, rest_route
+from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response
 from a2a_capture.capture.sse import parse as parse_sse
 from a2a_capture.record.redact import Redactor
@@ -94,7 +95,7 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
         redacted += removed
         target, removed = redactor.target(target)
         redacted += removed
-        body, removed = redactor.body(body, _content_type(headers))
+        headers, body, removed = _redact_body(redactor, headers, body, notes)
         redacted += removed
     start = request.timestamp_start
     meta = ExchangeMeta(
@@ -105,7 +106,7 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
                                http_version="1.1" if version not in ("HTTP/1.0",) else "1.0")
     response = None
     if flow.response is not None:
-        response, removed, end = _response(flow, stream, redactor, start)
+        response, removed, end = _response(flow, stream, redactor, start, notes)
         redacted += removed
         meta.end = timestamp(end)
     if flow.error is not None:
@@ -132,7 +133,23 @@ def _error_note(message: str, partial: bool) -> str:
     return f"error: {kind}{where} ({message})"
 
 
-def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start: float):
+def _redact_body(redactor: Redactor, headers: list[tuple[str, str]], body: bytes, notes: list[str]):
+    """Redact a body; a compressed one is decoded first, and kept decoded if a secret was in it."""
+    encoding = next((value for name, value in headers if name.lower() == "content-encoding"), None)
+    if not encoding:
+        body, removed = redactor.body(body, _content_type(headers))
+        return headers, body, removed
+    decoded = decode_content(body, encoding)
+    if decoded is body:
+        return headers, body, []
+    cleaned, removed = redactor.body(decoded, _content_type(headers))
+    if not removed:
+        return headers, body, []
+    notes.append(f"a2a-capture decoded this {encoding} body to redact it; it is written uncompressed")
+    return [(n, v) for n, v in headers if n.lower() != "content-encoding"], cleaned, removed
+
+
+def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start: float, notes: list[str]):
     response = flow.response
     headers = _headers(response.headers.fields)
     body = stream.body if stream is not None else (response.raw_content or b"")
@@ -140,7 +157,7 @@ def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start:
     removed: list[str] = []
     if redactor is not None:
         headers, removed_headers = redactor.headers(headers)
-        body, removed_body = redactor.body(body, _content_type(headers))
+        headers, body, removed_body = _redact_body(redactor, headers, body, notes)
         removed = removed_headers + removed_body
     end = response.timestamp_end or (stream.chunks[-1][0] if stream and stream.chunks else None)
     result = Response(status=response.status_code, reason=response.reason or "", headers=headers, body=body,
