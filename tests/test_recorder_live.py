@@ -318,3 +318,38 @@ def test_a_secret_inside_a_compressed_body_is_redacted():
     assert b"push-secret-42" not in exchange.response.body and b"[redacted: token" in exchange.response.body
     assert exchange.response.header("content-encoding") is None
     assert any("decoded this gzip body" in note for note in exchange.notes)
+
+
+def test_the_record_command_starts_says_where_and_stops_cleanly_on_sigterm(tmp_path):
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    from tests.live import ROOT, wait_for_port
+
+    output, listen = tmp_path / "cli.http", free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with agent("test-runner") as upstream:
+        process = subprocess.Popen([sys.executable, "-m", "a2a_capture.cli", "record", "--agent", upstream,
+                                    "--listen", f"127.0.0.1:{listen}", "-o", str(output)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        try:
+            wait_for_port(listen)
+            httpx.get(f"http://127.0.0.1:{listen}/.well-known/agent-card.json")
+            time.sleep(0.3)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            printed = process.communicate(timeout=30)[0].decode()
+    assert process.returncode == 0, printed
+    assert f"recording {upstream} at http://127.0.0.1:{listen}" in printed
+    assert f"wrote 1 exchange to {output}" in printed
+    assert read_capture(output).exchanges[0].title == "discover test-runner"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = subprocess.run([sys.executable, "-m", "a2a_capture.cli", "record", "--proxy", f"127.0.0.1:{port}",
+                               "-o", str(tmp_path / "x.http")], capture_output=True, env=env, timeout=30)
+    assert busy.returncode == 2 and f"cannot listen on 127.0.0.1:{port}".encode() in busy.stderr
