@@ -20,18 +20,20 @@ from pathlib import Path
 
 import pytest
 
-from a2a_capture.analyze.engine import Analysis, analyze
 from a2a_capture.capture import Capture, read_capture
-from a2a_capture.record.process import RecorderProcess, free_port
-from a2a_capture.replay import client, diff
+from a2a_capture.replay import diff
 from a2a_capture.replay.masking import VOLATILE_KEYS
-from a2a_capture.report.machine import at_or_above
+
+# the rest is imported when a fixture is used: every pytest run of a project that has
+# a2a-capture installed loads this plugin, and should not pay for what it does not use
 
 
 class RecordedSession:
     """A recorder in front of one or more agents, for the length of a test."""
 
     def __init__(self, path: Path, agents: list[str], redact: bool = True) -> None:
+        from a2a_capture.record.process import RecorderProcess, free_port
+
         self.path = path
         self._process = RecorderProcess(path, [(agent, free_port()) for agent in agents], redact=redact)
         self._capture: Capture | None = None
@@ -55,11 +57,15 @@ class RecordedSession:
             self._capture = read_capture(self.path)
         return self._capture
 
-    def analysis(self) -> Analysis:
+    def analysis(self):
+        from a2a_capture.analyze.engine import analyze
+
         self.capture()
         return analyze([self.path])
 
     def findings(self, at_least: str = "warning"):
+        from a2a_capture.report.machine import at_or_above
+
         return [f for f in self.analysis().findings if at_or_above(f, at_least)]
 
     def operations(self) -> list[str]:
@@ -110,6 +116,8 @@ def a2a_replay():
     """Run a stored capture against live agents: ``a2a_replay(path, {name: url}, secrets={})``."""
 
     def run(path: str | Path, targets: dict[str, str], secrets: dict[str, str] | None = None) -> ReplayResult:
+        from a2a_capture.replay import client
+
         old = read_capture(path)
         new = client.replay(old, targets, secrets)
         return ReplayResult(capture=new, changes=diff.compare(old, new))
