@@ -245,3 +245,31 @@ def test_broken_traffic_is_classified_not_a_crash(tmp_path):
     ]
     analysis = analyze([write(tmp_path, *weird)])
     assert len(analysis.calls) == 6
+
+
+def _timed(text: str, start: float, end: float) -> str:
+    """A block with recorded start and end times (seconds after 07:40:00)."""
+    def stamp(seconds: float) -> str:
+        return f"2026-11-30T07:40:{seconds:09.6f}Z"
+    header, rest = text.split("\n", 1)
+    return f"{header}\n#@ start: {stamp(start)}\n#@ end: {stamp(end)}\n{rest}"
+
+
+def test_a_call_is_judged_by_what_had_finished_when_it_started(tmp_path):
+    """A recording is in the order calls finished: a webhook that landed while a GetTask was in
+    flight was not known when the GetTask was sent, but it is known to the GetTask after it."""
+    hook = block(1, "webhook", http_request("POST", "/hook", ["Content-Type: application/a2a+json"],
+                                            {"statusUpdate": {"taskId": "t-1", "contextId": "c",
+                                                              "status": {"state": "TASK_STATE_COMPLETED"}}}),
+                 http_response(200, "ok", content_type="text/plain")).replace("### 1 · webhook", "### webhook 1 · hook")
+    blocks = [
+        _timed(fetch_card(1, PUSH), 0.0, 0.1),
+        _timed(rpc(2, "SendMessage", {**SEND, "configuration": {"returnImmediately": True}},
+                   result={"task": WORKING}), 1.0, 1.1),
+        _timed(hook, 2.1, 2.2),                                             # finished first...
+        _timed(rpc(3, "GetTask", {"id": "t-1"}, result=DONE), 2.0, 2.5),   # ...but this started before it
+        _timed(rpc(4, "GetTask", {"id": "t-1"}, result=DONE), 3.0, 3.1),   # this one knew
+    ]
+    findings = analyze([write(tmp_path, *blocks)]).findings
+    polls = [(f.exchange, f.related) for f in findings if f.rule == "poll-terminal"]
+    assert polls == [("4", ["webhook 1", "3"])], [(f.exchange, f.rule, f.message) for f in findings]

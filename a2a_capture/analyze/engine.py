@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -61,18 +62,35 @@ def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None) ->
     files = [os.fspath(path) for path in paths]
     for file in files:
         active = config.active(file)
-        for exchange in iter_exchanges(file):
+        pending: list[tuple[float, int, Call]] = []  # finished calls the client may not know of yet
+        for index, exchange in enumerate(iter_exchanges(file)):
             call = decode(exchange, file)
+            start = call.started
+            # what ended before this call started, the client knew when it made the call; a
+            # recorded file is in the order calls finished, so a long call can end after a
+            # later one started, and is learned only then
+            while pending and (start is None or pending[0][0] <= start):
+                _learn(session, heapq.heappop(pending)[2])
             silenced = ignored_in_notes(call.notes)
             for rule in active:
                 if silenced is None or rule.id in silenced:
                     continue
                 findings.extend(rule.run(call, session))
             records.append(_record(call, session))
-            session.apply(call)
-            _forget_bodies(call)
+            end = start + call.duration if start is not None and call.duration is not None else None
+            if end is None:
+                _learn(session, call)
+            else:
+                heapq.heappush(pending, (end, index, call))
+        while pending:
+            _learn(session, heapq.heappop(pending)[2])
     _name_agents(findings, session)
     return Analysis(findings=findings, calls=records, summary=_summary(files, records, findings))
+
+
+def _learn(session: Session, call: Call) -> None:
+    session.apply(call)
+    _forget_bodies(call)
 
 
 def _name_agents(findings: list[Finding], session: Session) -> None:

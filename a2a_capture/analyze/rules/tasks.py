@@ -190,6 +190,8 @@ def return_immediately_poll(call, session):
         return
     if not any(task == call.task_id and state in spec.TERMINAL_STATES for task, state in call.states):
         return
+    if call.task_id in session.ended:
+        return  # the loop had already ended; poll-terminal says the rest
     send = session.previous(lambda c: c.operation == "SendMessage", call.agent, session.task_history(call.task_id))
     if send is None or send.inline_push:
         return
