@@ -119,3 +119,20 @@ def test_write_then_read_is_the_identity(capture):
     assert back == capture
     # and writing again gives the same bytes
     assert capture_bytes(back) == data
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(captures())
+def test_any_capture_can_be_analyzed_and_reported(tmp_path, capture):
+    """Unknown or broken traffic is classified, never a crash: analysis and both reports."""
+    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.report import render, walkthrough
+    from a2a_capture.report.machine import junit, sarif, to_json
+
+    path = tmp_path / "generated.http"
+    path.write_bytes(capture_bytes(capture))
+    analysis = analyze([path])
+    assert len(analysis.calls) == len(capture.exchanges)
+    to_json(analysis), sarif(analysis), junit(analysis)
+    model = walkthrough.build([str(path)], analysis)
+    render.render(model, "html"), render.render(model, "md")
