@@ -121,7 +121,8 @@ def test_write_then_read_is_the_identity(capture):
     assert capture_bytes(back) == data
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(captures())
 def test_any_capture_can_be_analyzed_and_reported(tmp_path, capture):
     """Unknown or broken traffic is classified, never a crash: analysis and both reports."""
