@@ -23,6 +23,7 @@ from a2a_capture.a2a.decode import decode
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record.flows import StreamCopy
+from a2a_capture.replay.agents import recorded_agents
 
 #: values a server makes up, which later requests quote back
 LEARNED_KEYS = frozenset({"id", "taskId", "contextId", "nextPageToken", "artifactId"})
@@ -63,17 +64,7 @@ class Substitutions:
 
 def agents_of(capture: Capture) -> dict[str, str]:
     """Each recorded agent origin, with the card name the session saw for it (or the origin)."""
-    names: dict[str, str] = {}
-    for exchange in capture.exchanges:
-        if exchange.webhook:
-            continue
-        call = decode(exchange)
-        if call.agent is None:
-            continue
-        if call.card is not None and call.card.name:
-            names[call.agent] = call.card.name
-        names.setdefault(call.agent, call.agent)
-    return names
+    return {agent.origin: agent.name for agent in recorded_agents(capture)}
 
 
 def resolve_targets(capture: Capture, targets: dict[str, str]) -> dict[str, str]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from a2a_capture.a2a.decode import decode
 from a2a_capture.capture.models import Capture, Exchange
 from a2a_capture.record.rewrite import rewrite_card
+from a2a_capture.replay.agents import recorded_agents
 from a2a_capture.replay.diff import signature
 from a2a_capture.replay.masking import mask_body
 
@@ -196,15 +197,6 @@ def _first_difference(recorded: str, given: str) -> str:
 
 def mock_agents(capture: Capture, speed: float = 1.0) -> list[MockAgent]:
     """One mock per recorded agent, in the order the capture first talks to them."""
-    agents: dict[str, MockAgent] = {}
-    for exchange in capture.exchanges:
-        if exchange.webhook:
-            continue
-        call = decode(exchange)
-        if call.agent is None:
-            continue
-        agent = agents.setdefault(call.agent, MockAgent(origin=call.agent, name=call.agent, speed=speed))
-        if call.card is not None and call.card.name:
-            agent.name = call.card.name
-        agent.recorded.append(Recorded(exchange, signature(exchange), mask_body(exchange.request.content)))
-    return list(agents.values())
+    return [MockAgent(origin=agent.origin, name=agent.name, speed=speed,
+                      recorded=[Recorded(e, signature(e), mask_body(e.request.content)) for e in agent.exchanges])
+            for agent in recorded_agents(capture)]
