@@ -273,3 +273,22 @@ def test_a_call_is_judged_by_what_had_finished_when_it_started(tmp_path):
     findings = analyze([write(tmp_path, *blocks)]).findings
     polls = [(f.exchange, f.related) for f in findings if f.rule == "poll-terminal"]
     assert polls == [("4", ["webhook 1", "3"])], [(f.exchange, f.rule, f.message) for f in findings]
+
+
+def test_several_agents_on_one_host_each_keep_their_own_card(tmp_path):
+    def agent_card(name, streaming):
+        return card(name=name, capabilities={"streaming": streaming}, supportedInterfaces=[
+            {"url": f"{ORIGIN}/agents/{name}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}])
+
+    blocks = [
+        fetch_card(1, agent_card("a", True), path="/agents/a/.well-known/agent-card.json",
+                   response_headers=['ETag: W/"a"']),
+        fetch_card(2, agent_card("b", False), path="/agents/b/.well-known/agent-card.json"),
+        rpc(3, "SendStreamingMessage", SEND, path="/agents/a/rpc", events=[{"task": DONE}]),
+        rpc(4, "SendStreamingMessage", SEND, path="/agents/b/rpc", error=error(-32004, "UNSUPPORTED_OPERATION")),
+        fetch_card(5, agent_card("a", True), path="/agents/a/.well-known/agent-card.json"),
+    ]
+    findings = analyze([write(tmp_path, *blocks)]).findings
+    assert sorted((f.exchange, f.rule, tuple(f.related)) for f in findings) == [
+        ("4", "capability-streaming", ("2",)), ("5", "card-refetch", ("1",))]
+    assert next(f for f in findings if f.rule == "capability-streaming").agent_name == "b"

@@ -51,7 +51,11 @@ class TaskSeen:
 class Session:
     """The client's knowledge, updated call by call."""
 
-    cards: dict[str, HeldCard] = field(default_factory=dict)  # agent origin -> card
+    cards: dict[str, HeldCard] = field(default_factory=dict)  # agent origin -> the latest card from it
+    #: the card fetched at each URL (one host may serve several agents, each its own card)
+    card_urls: dict[str, HeldCard] = field(default_factory=dict)
+    #: (origin, path, card) for every interface a held card declares
+    interfaces: list[tuple[str, str, HeldCard]] = field(default_factory=list)
     #: the origins a card's interfaces point at, to the agent origin the card came from
     routes: dict[str, str] = field(default_factory=dict)
     tasks: dict[str, TaskSeen] = field(default_factory=dict)
@@ -61,15 +65,22 @@ class Session:
     # indexes, so that every rule looks only at the calls that can matter (a session can be long)
     task_calls: dict[str, list[Call]] = field(default_factory=dict)
     by_operation: dict[tuple[str | None, str | None], list[Call]] = field(default_factory=dict)
-    sent_messages: dict[tuple[str | None, str], Call] = field(default_factory=dict)
+    sent_messages: dict[tuple[str | None, str], Call] = field(default_factory=dict)  # by agent_key
     last_a2a: dict[str | None, Call] = field(default_factory=dict)
 
     # -- questions rules ask ------------------------------------------------------------------
 
     def held_card(self, call: Call) -> HeldCard | None:
-        """The card the client held for the agent this call went to."""
+        """The card the client held for the agent this call went to: the one whose interface
+        the call's URL is under, else the latest card from the same origin."""
         if call.agent is None:
             return None
+        path = call.path.rstrip("/")
+        under = [(len(interface_path), index, held)
+                 for index, (origin, interface_path, held) in enumerate(self.interfaces)
+                 if origin == call.agent and (path == interface_path or path.startswith(interface_path + "/"))]
+        if under:
+            return max(under, key=lambda entry: entry[:2])[2]  # the longest path; the latest card of equals
         if call.agent in self.cards:
             return self.cards[call.agent]
         owner = self.routes.get(call.agent)
@@ -91,6 +102,12 @@ class Session:
                 return earlier
         return None
 
+    def agent_key(self, call: Call) -> str | None:
+        """Which agent a call went to: its card's URL where the client held one (a host may serve
+        several agents), else its origin."""
+        held = self.held_card(call)
+        return card_url(held.fetch) if held is not None else call.agent
+
     def task_history(self, task_id: str | None) -> list[Call]:
         """Earlier calls about a task, in order."""
         return self.task_calls.get(task_id or "", [])
@@ -104,8 +121,8 @@ class Session:
     def apply(self, call: Call) -> None:
         if call.kind == "card" and call.card is not None and call.agent:
             self._hold(call, call.card, extended=False)
-        elif call.kind == "card" and call.status == 304 and call.agent in self.cards:
-            held = self.cards[call.agent]  # revalidated: the same card, fresh from now
+        elif call.kind == "card" and call.status == 304 and card_url(call) in self.card_urls:
+            held = self.card_urls[card_url(call)]  # revalidated: the same card, fresh from now
             self._hold(call, held.card, extended=held.extended)
         elif call.operation == "GetExtendedAgentCard" and call.ok and call.agent:
             from a2a_capture.a2a.cards import parse_card  # a card in a result
@@ -126,7 +143,7 @@ class Session:
             self.task_calls.setdefault(call.task_id, []).append(call)
         self.by_operation.setdefault((call.agent, call.operation or call.kind), []).append(call)
         if call.message_id and call.operation in ("SendMessage", "SendStreamingMessage"):
-            self.sent_messages.setdefault((call.agent, call.message_id), call)
+            self.sent_messages.setdefault((self.agent_key(call), call.message_id), call)
         if call.is_a2a:
             self.last_a2a[call.agent] = call
 
@@ -139,8 +156,14 @@ class Session:
             max_age=int(match.group(1)) if match else None,
             no_cache="no-cache" in cache_control or "no-store" in cache_control, extended=extended,
         )
+        key = card_url(call)
+        previous = self.card_urls.get(key)
+        self.card_urls[key] = held
         self.cards[call.agent] = held
+        if previous is not None:
+            self.interfaces = [entry for entry in self.interfaces if entry[2] is not previous]
         for interface in card.interfaces:
+            self.interfaces.append((_origin_text(interface), interface.path, held))
             self.routes.setdefault(_origin_text(interface), call.agent)
 
     def _see(self, task: str, state: str, call: Call) -> None:
@@ -148,6 +171,13 @@ class Session:
         self.tasks[task] = seen
         if state in spec.TERMINAL_STATES and task not in self.ended:
             self.ended[task] = seen
+
+
+def card_url(call: Call) -> str:
+    """Where a card came from: its fetch URL, or the agent's extended card."""
+    if call.kind == "card":
+        return f"{call.agent}{call.path}"
+    return f"{call.agent}#extended"
 
 
 def _origin_text(interface: Interface) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
+from a2a_capture.analyze.session import card_url
 
 
 @rule(
@@ -46,7 +47,7 @@ trips of a session.""",
 def card_refetch(call, session):
     if call.kind != "card" or call.agent is None or not call.path.rstrip("/").endswith(spec.CARD_PATH):
         return  # a fetch at another path is card-path's business
-    held = session.cards.get(call.agent)
+    held = session.card_urls.get(card_url(call))
     if held is None or held.extended:
         return
     fresh = held.fresh_at(call.started)

@@ -216,7 +216,7 @@ the agent either do the work twice or answer with what it already answered.""",
 def duplicate_message_id(call, session):
     if call.operation not in ("SendMessage", "SendStreamingMessage") or not call.message_id:
         return
-    earlier = session.sent_messages.get((call.agent, call.message_id))
+    earlier = session.sent_messages.get((session.agent_key(call), call.message_id))
     if earlier is not None and earlier.status is not None and earlier.error is None:
         yield Hit(f"messageId {call.message_id} was already sent in {ref(earlier, call)}", [earlier])
 
