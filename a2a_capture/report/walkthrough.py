@@ -101,6 +101,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
         finding_views.append(view)
     exchanges, agents, arrows = [], {}, []
     tasks: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
+    task_owner: dict[str, str] = {}  # task id -> the lifeline of the agent that has it
     position = 0
     for file in files:
         for exchange in iter_exchanges(file):
@@ -117,9 +118,19 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
             ))
             if call.card is not None and call.agent and call.agent not in agents:
                 agents[call.agent] = _agent_view(call.card, call.agent, place)
-            lifeline = (agents[call.agent].name if call.agent in agents else call.agent) or "webhook receiver"
+            if exchange.webhook:  # an agent calls the client back: drawn from the agent that has the task
+                lifeline = call.task_id or ""  # resolved below, once every task's agent is known
+            else:
+                lifeline = (agents[call.agent].name if call.agent in agents else call.agent) or "agent"
+                if call.task_id:
+                    task_owner.setdefault(call.task_id, lifeline)
+                for task, _ in call.states:
+                    task_owner.setdefault(task, lifeline)
             wasted = any(RULES[f.rule].wasted and f.severity != "info" for f in here)
-            arrows.append(svg.Arrow(anchor=place, label=f"{exchange.label} {call.operation or exchange.title}",
+            label = f"{exchange.label} {call.operation or exchange.title}"
+            if exchange.webhook:
+                label = exchange.label + (f": {_outcome(call)}" if call.states else "")
+            arrows.append(svg.Arrow(anchor=place, label=label,
                                     lifeline=lifeline, answer=_outcome(call), wasted=wasted, events=call.events,
                                     webhook=exchange.webhook))
             for task, state in [*call.states, *call.late_states]:
@@ -127,7 +138,10 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
                 if not seen or seen[-1][1] != state:
                     seen.append((position, state, place))
             position += 1
-    lifelines = list(dict.fromkeys(arrow.lifeline for arrow in arrows if not arrow.webhook or arrow.lifeline))
+    for arrow in arrows:
+        if arrow.webhook:
+            arrow.lifeline = task_owner.get(arrow.lifeline, "an agent")
+    lifelines = list(dict.fromkeys(arrow.lifeline for arrow in arrows))
     summary = analysis.summary.model_dump()
     return ReportModel(
         title=title or _title(files),
