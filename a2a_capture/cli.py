@@ -75,7 +75,7 @@ def show_command(files: tuple[str, ...], output_format: str) -> None:
 
 
 @main.command("analyze")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "junit"]), default="text",
               show_default=True, help="text: one line per finding and a summary; json, sarif (2.1.0), junit: for CI.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default="warning",
@@ -85,7 +85,8 @@ def show_command(files: tuple[str, ...], output_format: str) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
               help="Write the output to a file instead of standard output.")
 def analyze_command(files, output_format, fail_on, select, ignore, output):
-    """Find wasted round trips in capture FILES, read as one session in the order given.
+    """Find wasted round trips in capture FILES (or folders of .http files), read as one session
+    in the order given.
 
     Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for usage errors
     and unreadable captures. Rules are listed in docs/rules.md; silence one for one
@@ -97,7 +98,7 @@ def analyze_command(files, output_format, fail_on, select, ignore, output):
     from a2a_capture.report import machine
 
     configuration = settings.load().merged(select, ignore)
-    analysis = analyze(files, configuration)
+    analysis = analyze(_capture_files(files), configuration)
     rendered = {
         "text": lambda: machine.text(analysis),
         "json": lambda: machine.to_json(analysis),
@@ -167,7 +168,7 @@ def convert_command(source, output, source_kind, target_kind):
 
 
 @main.command("report")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="report.html or report.md; the suffix chooses the format unless --format says.")
 @click.option("--format", "output_format", type=click.Choice(["html", "md"]), help="html or md.")
@@ -193,8 +194,9 @@ def report_command(files, output, output_format, templates, whole, title):
         output_format = {"html": "html", "htm": "html", "md": "md", "markdown": "md"}.get(suffix)
         if output_format is None:
             raise click.UsageError("say --format html or md, or name the output report.html or report.md")
+    files = _capture_files(files)
     analysis = analyze(files, settings.load())
-    model = walkthrough.build(list(files), analysis, whole=whole, title=title)
+    model = walkthrough.build(files, analysis, whole=whole, title=title)
     text = render.render(model, output_format, templates)
     with open(output, "w", encoding="utf-8") as stream:
         stream.write(text)
