@@ -104,12 +104,6 @@ ROUTES: tuple[Route, ...] = (
     Route(("GET",), "/v1/card", "GetExtendedAgentCard", "0.3"),
 )
 
-#: the tail of any route, to find the interface base of a REST call made without a card
-ROUTE_TAIL = re.compile(
-    r"(?:/v1)?/(?:message:(?:send|stream)|tasks(?:/[^/]+(?::cancel|:subscribe|/pushNotificationConfigs(?:/[^/]+)?)?)?"
-    r"|extendedAgentCard|card)\Z"
-)
-
 # -- discovery ----------------------------------------------------------------------------------
 
 #: the well-known card path of 0.3 and 1.0 (§8.2, RFC 8615)
@@ -199,8 +193,6 @@ ERRORS_BY_REASON = {kind.reason: kind for kind in ERRORS if kind.reason is not N
 
 #: errors that say the request itself was broken (§9.5)
 MALFORMED_ERRORS = frozenset({"JSONParseError", "InvalidRequestError", "InvalidParamsError"})
-#: HTTP statuses that say the caller was not authenticated or not allowed (§3.3.2)
-AUTH_STATUSES = frozenset({401, 403})
 
 
 # -- capability gates (§3.3.4) ---------------------------------------------------------------------
@@ -231,4 +223,3 @@ GATES: dict[str, Gate] = {
 
 #: the media type a part has when it does not say (§3.4, Part)
 IMPLIED_PART_TYPES = {"text": "text/plain", "data": "application/json"}
-JSON_TYPES = ("application/json", "application/a2a+json", "application/problem+json")

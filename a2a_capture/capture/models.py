@@ -130,9 +130,6 @@ class ExchangeMeta(_Model):
             return (self.ended_at - self.started_at).total_seconds()
         return None
 
-    def is_empty(self) -> bool:
-        return self == ExchangeMeta()
-
 
 class Exchange(_Model):
     """One numbered block: `### N · title` or `### webhook N · title`."""

@@ -524,10 +524,6 @@ def _content_length(head: list[bytes]) -> int | None:
     return length
 
 
-def _has_length(head: list[bytes], body: bytes) -> bool:
-    return _content_length(head) == len(body)
-
-
 def _text(value: bytes) -> str:
     return value.decode("utf-8", "surrogateescape")
 

@@ -15,11 +15,6 @@ VOLATILE_KEYS = frozenset({
     "id", "taskId", "contextId", "messageId", "artifactId", "referenceTaskIds", "timestamp", "pageToken",
     "nextPageToken", "statusTimestampAfter", "token", "credentials", "etag",
 })
-#: headers that say nothing about behaviour
-VOLATILE_HEADERS = frozenset({
-    "date", "etag", "last-modified", "content-length", "transfer-encoding", "connection", "keep-alive", "server",
-    "x-request-id", "user-agent", "accept-encoding", "host", "if-none-match", "if-modified-since",
-})
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
@@ -59,11 +54,6 @@ def mask_body(body: bytes, keys: frozenset[str] = VOLATILE_KEYS) -> str:
 
 def mask_frames(events, keys: frozenset[str] = VOLATILE_KEYS) -> list[str]:
     return [mask_body((event.data or "").encode(), keys) for event in events if not event.is_ping]
-
-
-def mask_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    return sorted((name.lower(), mask_text(value)) for name, value in headers
-                  if name.lower() not in VOLATILE_HEADERS)
 
 
 def mask_path(path: str) -> str:

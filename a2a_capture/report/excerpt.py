@@ -8,7 +8,6 @@ was kept, as the manual's notes do.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
@@ -235,11 +234,3 @@ def _note(exchange: Exchange, out: Listing) -> str:
 def verbatim_pieces(line: str) -> list[str]:
     """The parts of a listing line that must appear in the capture as they are."""
     return [piece for piece in line.split(CUT) if piece.strip()]
-
-
-def is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
