@@ -266,31 +266,9 @@ def serve_command(file, listens, speed, no_delay):
               help="Also mask this JSON member (ids, timestamps and tokens are masked already).")
 def diff_command(old, new, keys):
     """Compare two sessions exchange by exchange, and their findings; exit 1 on a difference."""
-    from a2a_capture.analyze.engine import analyze
-    from a2a_capture.capture import read_capture
-    from a2a_capture.replay import baseline, diff
-    from a2a_capture.replay.masking import VOLATILE_KEYS
+    from a2a_capture.replay import gate
 
-    changes = diff.compare(read_capture(old), read_capture(new), VOLATILE_KEYS | set(keys))
-    for change in changes:
-        click.echo(change.line())
-    before = baseline.judge(analyze([new]).findings, _counts(analyze([old]).findings), with_file=False)
-    for finding in before.new:
-        click.echo(f"+ finding {finding.rule} at exchange {finding.exchange}: {finding.message}")
-    for rule, operation, agent, _ in before.gone:
-        click.echo(f"- finding {rule} ({operation} on {agent}) is gone")
-    different = bool(changes or before.new or before.gone)
-    click.echo(f"{len(changes)} exchanges and {len(before.new) + len(before.gone)} findings differ"
-               if different else "no difference after masking")
-    sys.exit(1 if different else 0)
-
-
-def _counts(findings):
-    from collections import Counter
-
-    from a2a_capture.replay.baseline import key
-
-    return Counter(key(f, with_file=False) for f in findings)
+    _verdict(gate.compare_sessions(old, new, keys))
 
 
 @main.command("check")
@@ -303,39 +281,21 @@ def _counts(findings):
 def check_command(paths, baseline_path, update_baseline, fail_on):
     """The CI gate: analyze PATHS (files, or folders of .http files) and fail on new findings."""
     from a2a_capture.analyze import config as settings
-    from a2a_capture.analyze.engine import analyze
-    from a2a_capture.replay import baseline
-    from a2a_capture.report.machine import at_or_above
+    from a2a_capture.replay import gate
 
-    files = _capture_files(paths)
-    findings = [f for f in analyze(files, settings.load()).findings if at_or_above(f, fail_on)]
-    if update_baseline:
-        baseline.dump(findings, baseline_path)
-        click.echo(f"accepted {len(findings)} findings into {baseline_path}")
-        return
-    verdict = baseline.judge(findings, baseline.load(baseline_path))
-    for finding in verdict.new:
-        click.echo(f"{finding.file}:{finding.exchange}: {finding.severity.value} {finding.rule} {finding.message}")
-    for rule, operation, agent, file in verdict.gone:
-        click.echo(f"fixed: {rule} ({operation} on {agent} in {file}) no longer occurs")
-    if verdict.ok:
-        click.echo(f"check passed: {len(findings)} findings, all in {baseline_path}")
-        return
-    click.echo(f"check failed: {len(verdict.new)} new finding(s). Fix them, or accept them with:\n"
-               f"  a2a-capture check {' '.join(paths)} --baseline {baseline_path} --update-baseline")
-    sys.exit(1)
+    _verdict(gate.check(paths, baseline_path, update=update_baseline, fail_on=fail_on, config=settings.load()))
+
+
+def _verdict(verdict) -> None:
+    for line in verdict.lines:
+        click.echo(line)
+    sys.exit(0 if verdict.ok else 1)
 
 
 def _capture_files(paths) -> list[str]:
-    files = []
-    for path in paths:
-        if os.path.isdir(path):
-            files += sorted(os.path.join(path, name) for name in os.listdir(path) if name.endswith(".http"))
-        else:
-            files.append(path)
-    if not files:
-        raise click.UsageError("no .http capture files in " + ", ".join(paths))
-    return files
+    from a2a_capture.replay.gate import capture_files
+
+    return capture_files(paths)
 
 
 @main.command("rules")

@@ -1,0 +1,72 @@
+"""The regression verdicts behind `diff` and `check`, as lines to print and a pass/fail."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+
+from a2a_capture.analyze.config import Config
+from a2a_capture.analyze.engine import analyze
+from a2a_capture.capture import read_capture
+from a2a_capture.errors import A2ACaptureError
+from a2a_capture.replay import baseline, diff
+from a2a_capture.replay.masking import VOLATILE_KEYS
+from a2a_capture.report.machine import at_or_above
+
+
+@dataclass
+class Verdict:
+    lines: list[str] = field(default_factory=list)
+    ok: bool = True
+
+
+def capture_files(paths) -> list[str]:
+    """Files as given, folders as the .http files in them (sorted)."""
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files += sorted(os.path.join(path, name) for name in os.listdir(path) if name.endswith(".http"))
+        else:
+            files.append(path)
+    if not files:
+        raise A2ACaptureError("no .http capture files in " + ", ".join(paths))
+    return files
+
+
+def compare_sessions(old: str, new: str, extra_keys=()) -> Verdict:
+    """Exchanges and findings of two sessions, after masking what changes from run to run."""
+    verdict = Verdict()
+    changes = diff.compare(read_capture(old), read_capture(new), VOLATILE_KEYS | set(extra_keys))
+    verdict.lines += [change.line() for change in changes]
+    accepted = Counter(baseline.key(f, with_file=False) for f in analyze([old]).findings)
+    findings = baseline.judge(analyze([new]).findings, accepted, with_file=False)
+    verdict.lines += [f"+ finding {f.rule} at exchange {f.exchange}: {f.message}" for f in findings.new]
+    verdict.lines += [f"- finding {rule} ({operation} on {agent}) is gone"
+                      for rule, operation, agent, _ in findings.gone]
+    verdict.ok = not (changes or findings.new or findings.gone)
+    count = len(findings.new) + len(findings.gone)
+    verdict.lines.append("no difference after masking" if verdict.ok
+                         else f"{len(changes)} exchanges and {count} findings differ")
+    return verdict
+
+
+def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "warning",
+          config: Config | None = None) -> Verdict:
+    """Analyze and compare with the accepted findings; with ``update``, accept the current ones."""
+    files = capture_files(paths)
+    findings = [f for f in analyze(files, config).findings if at_or_above(f, fail_on)]
+    if update:
+        baseline.dump(findings, baseline_path)
+        return Verdict([f"accepted {len(findings)} findings into {baseline_path}"])
+    judged = baseline.judge(findings, baseline.load(baseline_path))
+    verdict = Verdict(ok=judged.ok)
+    verdict.lines += [f"{f.file}:{f.exchange}: {f.severity.value} {f.rule} {f.message}" for f in judged.new]
+    verdict.lines += [f"fixed: {rule} ({operation} on {agent} in {file}) no longer occurs"
+                      for rule, operation, agent, file in judged.gone]
+    if judged.ok:
+        verdict.lines.append(f"check passed: {len(findings)} findings, all in {baseline_path}")
+    else:
+        verdict.lines.append(f"check failed: {len(judged.new)} new finding(s). Fix them, or accept them with:\n"
+                             f"  a2a-capture check {' '.join(paths)} --baseline {baseline_path} --update-baseline")
+    return verdict
