@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from a2a_capture.capture import iter_exchanges
 from a2a_capture.capture.models import Exchange
+from a2a_capture.sources import exchanges
 
 
 class Row(BaseModel):
@@ -29,7 +29,7 @@ def rows(path: str | os.PathLike) -> list[Row]:
     """Rows for one capture, read as a stream; frames shown later count with their stream."""
     result: list[Row] = []
     by_number: dict[int, Row] = {}
-    for exchange in iter_exchanges(path):
+    for exchange in exchanges(path):
         row = _row(os.fspath(path), exchange)
         result.append(row)
         if not exchange.webhook:

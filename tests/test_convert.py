@@ -94,3 +94,18 @@ def test_convert_command_and_its_errors(tmp_path, kit):
     assert result.returncode == 2 and b"give --from/--to" in result.stderr
     with pytest.raises(ConvertError):
         flows_to_capture(b"this is not a flow file")
+
+
+def test_analyze_report_and_show_read_har_and_flows_directly(kit, tmp_path):
+    from a2a_capture.analyze.engine import analyze
+
+    har, flows = tmp_path / "11.har", tmp_path / "11.mitm"
+    capture = read_capture(kit / "11-errors.http")
+    har.write_bytes(capture_to_har(capture))
+    flows.write_bytes(capture_to_flows(capture))
+    cards = kit / "01-agent-cards.http"
+    expected = [(f.exchange, f.rule) for f in analyze([cards, kit / "11-errors.http"]).findings]
+    assert [(f.exchange, f.rule) for f in analyze([cards, har]).findings] == expected
+    assert [(f.exchange, f.rule) for f in analyze([cards, flows]).findings] == expected
+    assert run("report", str(cards), str(har), "-o", str(tmp_path / "r.md")).returncode == 0
+    assert json.loads(run("show", "--format", "json", str(flows)).stdout)[5]["title"] == capture.exchanges[5].title

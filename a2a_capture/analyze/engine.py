@@ -14,7 +14,7 @@ from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the ru
 from a2a_capture.analyze.config import Config, ignored_in_notes
 from a2a_capture.analyze.findings import RULES, Finding, Severity
 from a2a_capture.analyze.session import Session
-from a2a_capture.capture import iter_exchanges
+from a2a_capture.sources import exchanges
 
 
 class CallRecord(BaseModel):
@@ -63,7 +63,7 @@ def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None) ->
     for file in files:
         active = config.active(file)
         pending: list[tuple[float, int, Call]] = []  # finished calls the client may not know of yet
-        for index, exchange in enumerate(iter_exchanges(file)):
+        for index, exchange in enumerate(exchanges(file)):
             call = decode(exchange, file)
             start = call.started
             # what ended before this call started, the client knew when it made the call; a

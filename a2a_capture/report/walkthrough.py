@@ -15,9 +15,9 @@ from a2a_capture.a2a.cards import Card
 from a2a_capture.a2a.decode import decode
 from a2a_capture.analyze.engine import Analysis, analyze
 from a2a_capture.analyze.findings import RULES, Finding
-from a2a_capture.capture import iter_exchanges
 from a2a_capture.report import svg
 from a2a_capture.report.excerpt import listing
+from a2a_capture.sources import exchanges as read_exchanges
 
 
 class FindingView(BaseModel):
@@ -104,7 +104,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
     task_owner: dict[str, str] = {}  # task id -> the lifeline of the agent that has it
     position = 0
     for file in files:
-        for exchange in iter_exchanges(file):
+        for exchange in read_exchanges(file):
             place = anchor(file, exchange.label)
             call = decode(exchange, file)
             here = views_by_place.get((file, exchange.label), [])

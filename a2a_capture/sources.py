@@ -1,0 +1,24 @@
+"""Exchanges from any file the tool reads: captures, and HAR or mitmproxy flows converted on the fly."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from a2a_capture.capture import iter_exchanges
+from a2a_capture.capture.models import Exchange
+
+#: suffixes read through a converter; everything else is read as a capture
+CONVERTED = {".har": "har", ".mitm": "mitm", ".flow": "mitm", ".flows": "mitm", ".dump": "mitm"}
+
+
+def exchanges(path: str | os.PathLike) -> Iterator[Exchange]:
+    """Stream a capture's exchanges; a HAR or flow file is converted (in memory) first."""
+    kind = CONVERTED.get(Path(path).suffix.lower())
+    if kind is None:
+        yield from iter_exchanges(path)
+        return
+    from a2a_capture.convert import load
+
+    yield from load(os.fspath(path), kind).exchanges
