@@ -102,3 +102,20 @@ def write(tmp_path: Path, *blocks: str, name: str = "case.http") -> Path:
     path = tmp_path / name
     path.write_text("\n\n".join(b.rstrip("\n") for b in blocks) + "\n")
     return path
+
+
+def analyze_everything(capture, directory: Path) -> None:
+    """Write a capture, then analyze it and produce every output: none of it may raise."""
+    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.capture import capture_bytes
+    from a2a_capture.report import render, walkthrough
+    from a2a_capture.report.machine import junit, sarif, text, to_json
+
+    path = directory / "generated.http"
+    path.write_bytes(capture_bytes(capture))
+    analysis = analyze([path])
+    assert len(analysis.calls) == len(capture.exchanges)
+    for output in (text, to_json, sarif, junit):
+        assert output(analysis)
+    model = walkthrough.build([str(path)], analysis)
+    assert render.render(model, "html") and render.render(model, "md")

@@ -9,10 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from a2a_capture.a2a import spec
-from a2a_capture.analyze.engine import analyze
-from a2a_capture.capture import Capture, Exchange, Request, Response, capture_bytes
-from a2a_capture.report import render, walkthrough
-from a2a_capture.report.machine import sarif
+from a2a_capture.capture import Capture, Exchange, Request, Response
+from tests.builders import analyze_everything
 
 KEYS = st.sampled_from(["id", "taskId", "contextId", "status", "state", "message", "parts", "text", "task",
                         "statusUpdate", "artifactUpdate", "result", "error", "code", "data", "reason", "kind",
@@ -63,9 +61,4 @@ def sessions(draw) -> Capture:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(sessions())
 def test_a2a_shaped_nonsense_never_crashes(tmp_path, capture):
-    path = tmp_path / "fuzz.http"
-    path.write_bytes(capture_bytes(capture))
-    analysis = analyze([path])
-    assert len(analysis.calls) == len(capture.exchanges)
-    sarif(analysis)
-    render.render(walkthrough.build([str(path)], analysis), "html")
+    analyze_everything(capture, tmp_path)

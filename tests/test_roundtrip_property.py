@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from a2a_capture.capture import Capture, Exchange, ExchangeMeta, Request, Response, capture_bytes
 from a2a_capture.capture.reader import read_capture_bytes
+from tests.builders import analyze_everything
 
 KEY = st.text(string.ascii_letters + string.digits + "-_.", min_size=1, max_size=12)
 TOKEN = st.text(string.ascii_letters + string.digits + "-_.!~*'", min_size=1, max_size=12)
@@ -126,14 +127,4 @@ def test_write_then_read_is_the_identity(capture):
 @given(captures())
 def test_any_capture_can_be_analyzed_and_reported(tmp_path, capture):
     """Unknown or broken traffic is classified, never a crash: analysis and both reports."""
-    from a2a_capture.analyze.engine import analyze
-    from a2a_capture.report import render, walkthrough
-    from a2a_capture.report.machine import junit, sarif, to_json
-
-    path = tmp_path / "generated.http"
-    path.write_bytes(capture_bytes(capture))
-    analysis = analyze([path])
-    assert len(analysis.calls) == len(capture.exchanges)
-    to_json(analysis), sarif(analysis), junit(analysis)
-    model = walkthrough.build([str(path)], analysis)
-    render.render(model, "html"), render.render(model, "md")
+    analyze_everything(capture, tmp_path)
