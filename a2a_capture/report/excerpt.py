@@ -30,6 +30,18 @@ FOCUS = {
     "pushNotifications": "the capabilities", "extendedAgentCard": "the capabilities", "name": "the name",
     "token": "the push config", "status": "the status",
 }
+#: the JSON members a finding points at, kept in the listing of the exchange it concerns
+RULE_FOCUS = {
+    "tenant-not-echoed": {"tenant"},
+    "list-past-last-page": {"pageSize", "pageToken", "nextPageToken"},
+    "input-mode": {"mediaType", "url", "raw", "data"},
+    "capability-push": {"taskPushNotificationConfig", "pushNotificationConfig", "url"},
+    "card-secret": {"token", "secret", "password", "apiKey", "api_key", "credentials"},
+    "card-schema": {"supportedInterfaces", "capabilities", "skills", "version", "description"},
+    "return-immediately-poll": {"returnImmediately"},
+    "poll-terminal": {"state", "historyLength"},
+}
+
 #: top-level keys kept as well: ids and error messages
 TOP_LEVEL = {"id": "the id", "message": "the message", "error": "the error"}
 

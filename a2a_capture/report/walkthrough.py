@@ -16,7 +16,7 @@ from a2a_capture.a2a.decode import decode
 from a2a_capture.analyze.engine import Analysis, analyze
 from a2a_capture.analyze.findings import RULES, Finding
 from a2a_capture.report import svg
-from a2a_capture.report.excerpt import listing
+from a2a_capture.report.excerpt import RULE_FOCUS, listing
 from a2a_capture.sources import exchanges as read_exchanges
 
 
@@ -108,7 +108,8 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
             place = anchor(file, exchange.label)
             call = decode(exchange, file)
             here = views_by_place.get((file, exchange.label), [])
-            text, note = listing(exchange, whole=whole)
+            focus = set().union(*(RULE_FOCUS.get(f.rule, set()) for f in here)) if here else None
+            text, note = listing(exchange, whole=whole, extra_keys=focus)
             exchanges.append(ExchangeView(
                 anchor=place, file=file, label=exchange.label,
                 heading=f"{exchange.label} · {exchange.title}" if exchange.title else exchange.label,
