@@ -190,3 +190,16 @@ def test_a_large_capture_is_collapsed_with_findings_first(tmp_path):
     assert html.count('<details id="ex-') == 301
     assert html.count("open>") < 10  # only flagged exchanges start open
     assert html.index('id="findings"') < html.index('id="walkthrough"')
+
+
+def test_a_listing_keeps_what_its_finding_points_at(tmp_path):
+    from tests.builders import ORIGIN
+
+    tenant_card = card(supportedInterfaces=[{"url": f"{ORIGIN}/rpc", "protocolBinding": "JSONRPC",
+                                             "protocolVersion": "1.0", "tenant": "acme"}])
+    params = {"tenant": "other", "message": message(), "metadata": {"a": 1, "b": 2, "c": 3, "d": 4}}
+    path = write(tmp_path, fetch_card(1, tenant_card), rpc(2, "SendMessage", params, result={}))
+    model = walkthrough.build([str(path)])
+    flagged = model.exchanges[1]
+    assert [f.rule for f in flagged.findings] == ["tenant-not-echoed"]
+    assert '"tenant": "other"' in flagged.listing and CUT in flagged.listing
