@@ -384,6 +384,7 @@ def _self_signed(directory):
 def test_https_is_recorded_with_a_note(tmp_path):
     """A client going through the forward proxy to an agent over TLS (HTTP/2 is unit-tested above:
     uvicorn speaks HTTP/1.1 only, and mitmproxy follows the upstream's protocol)."""
+    import ssl
     import threading
 
     import uvicorn
@@ -403,8 +404,8 @@ def test_https_is_recorded_with_a_note(tmp_path):
         wait_for_port(port)
         # mitmproxy makes its CA in confdir; the client trusts it, as a user would
         with Recorder(output, proxy_port=proxy, extra=["--set", f"confdir={tmp_path}", "--set", "ssl_insecure=true"]):
-            with httpx.Client(proxy=f"http://127.0.0.1:{proxy}", verify=str(tmp_path / "mitmproxy-ca-cert.pem"),
-                              http2=True) as http:
+            trust = ssl.create_default_context(cafile=str(tmp_path / "mitmproxy-ca-cert.pem"))
+            with httpx.Client(proxy=f"http://127.0.0.1:{proxy}", verify=trust, http2=True) as http:
                 card = http.get(f"https://127.0.0.1:{port}/.well-known/agent-card.json")
         assert card.status_code == 200
     finally:

@@ -55,11 +55,16 @@ class RecorderProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        return self.process.stdout.read().decode(errors="replace") if self.process.stdout else ""
+        if self.process.stdout is None or self.process.stdout.closed:
+            return ""
+        with self.process.stdout:
+            return self.process.stdout.read().decode(errors="replace")
 
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(10)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
     def __enter__(self) -> RecorderProcess:
         return self
