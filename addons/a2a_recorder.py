@@ -17,7 +17,7 @@ from mitmproxy import ctx, http
 
 from a2a_capture.record import flows
 from a2a_capture.record.redact import Redactor
-from a2a_capture.record.rewrite import rewrite_card
+from a2a_capture.record.rewrite import parse_routes, rewrite_card_routes
 from a2a_capture.record.sink import CaptureSink
 
 log = logging.getLogger("a2a_capture.recorder")
@@ -37,6 +37,9 @@ class A2ARecorder:
         loader.add_option("a2a_rewrite_cards", bool, True,
                           "In reverse mode, point relayed agent cards' interface URLs at the recorder.")
         loader.add_option("a2a_fsync", bool, False, "fsync the capture after every exchange.")
+        loader.add_option("a2a_routes", str, "",
+                          "Every recorded upstream and its listener (UPSTREAM=http://HOST:PORT;...), so a card "
+                          "that names another recorded agent's server is pointed at that agent's listener.")
 
     def configure(self, updated) -> None:
         if "a2a_capture" in updated and ctx.options.a2a_capture:
@@ -93,8 +96,8 @@ class A2ARecorder:
             return []
         upstream = f"{mode.scheme}://{mode.address[0]}:{mode.address[1]}"
         host, port = flow.client_conn.sockname[:2]  # the listener the client connected to
-        public = f"{flow.request.scheme}://{host}:{port}"
-        body, changes = rewrite_card(flow.response.content, upstream, public)
+        routes = [(upstream, f"{flow.request.scheme}://{host}:{port}"), *parse_routes(ctx.options.a2a_routes)]
+        body, changes = rewrite_card_routes(flow.response.content, routes)
         if changes:
             flow.response.content = body
         return [f"a2a-capture rewrote the card's interface {old} to {new} so later calls pass the recorder"

@@ -415,3 +415,25 @@ def test_https_is_recorded_with_a_note(tmp_path):
     assert f"over TLS to 127.0.0.1:{port}" in exchange.notes
     assert exchange.request.header("host") and exchange.response.body == card.content
     assert exchange.title == "discover secure"
+
+
+def test_a_card_that_names_another_recorded_server_is_pointed_at_its_listener(tmp_path):
+    """The card comes from one server and names another for JSON-RPC: both are recorded."""
+    from tests.agents import build_app
+    from tests.live import serve
+
+    output = tmp_path / "split.http"
+    card_port, rpc_port, card_listen, rpc_listen = free_port(), free_port(), free_port(), free_port()
+    card_app = build_app("split", card_port, public_base=f"http://127.0.0.1:{rpc_port}")
+    with serve(card_app, card_port) as card_url, agent("split", rpc_port) as rpc_url, \
+            Recorder(output, [(card_url, card_listen), (rpc_url, rpc_listen)]):
+        async def session():
+            async with httpx.AsyncClient() as http:
+                client = await create_client(f"http://127.0.0.1:{card_listen}", ClientConfig(httpx_client=http))
+                [event async for event in client.send_message(send("run", "m-1"))]
+        asyncio.run(session())
+    exchanges = read_capture(output).exchanges
+    card = json.loads(exchanges[0].response.body)
+    assert card["supportedInterfaces"][0]["url"] == f"http://127.0.0.1:{rpc_listen}/a2a/jsonrpc"
+    assert [e.title for e in exchanges] == ["discover split", "SendStreamingMessage"]
+    assert exchanges[1].request.header("host") == f"127.0.0.1:{rpc_listen}"

@@ -57,3 +57,22 @@ def rewrite_card(body: bytes, upstream: str, public: str) -> tuple[bytes, list[t
         text = text.replace(json.dumps(old), json.dumps(new)).replace(json.dumps(old, ensure_ascii=False),
                                                                       json.dumps(new))
     return text.encode("utf-8", "surrogateescape"), changes
+
+
+def rewrite_card_routes(body: bytes, routes: list[tuple[str, str]]) -> tuple[bytes, list[tuple[str, str]]]:
+    """Apply several upstream -> listener routes: a card may name another recorded agent's server."""
+    changes: list[tuple[str, str]] = []
+    for upstream, public in routes:
+        body, changed = rewrite_card(body, upstream, public)
+        changes += changed
+    return body, changes
+
+
+def parse_routes(text: str) -> list[tuple[str, str]]:
+    """`UPSTREAM=PUBLIC;UPSTREAM=PUBLIC`, as `a2a-capture record` passes them to the addon."""
+    routes = []
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        upstream, sep, public = item.partition("=")
+        if sep and upstream and public:
+            routes.append((upstream, public))
+    return routes

@@ -83,6 +83,9 @@ def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | N
             "--set", "connection_strategy=lazy"]
     for upstream, listener in agents:
         args += ["--mode", f"reverse:{upstream}@{listener.host}:{listener.port}"]
+    if len(agents) > 1:  # a card served by one agent may name another's server
+        routes = ";".join(f"{upstream}=http://{listener.host}:{listener.port}" for upstream, listener in agents)
+        args += ["--set", f"a2a_routes={routes}"]
     if proxy is not None:
         args += ["--mode", f"regular@{proxy.host}:{proxy.port}"]
     return args
