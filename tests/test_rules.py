@@ -159,6 +159,15 @@ CASES = {
          rpc(3, "SubscribeToTask", {"id": "t-1"}, events=[{"task": WORKING}])], "3",
         [fetch_card(1, STREAMING), rpc(2, "SubscribeToTask", {"id": "t-1"}, events=[{"task": WORKING}])],
     ),
+    "subscribe-verb": (
+        [fetch_card(1, STREAMING), block(2, "subscribe", http_request("POST", "/tasks/t-1:subscribe",
+                                                                       ["A2A-Version: 1.0"]),
+                                         http_response(405, None, reason="Method Not Allowed"))], "2",
+        [fetch_card(1, STREAMING), block(2, "subscribe", http_request("GET", "/tasks/t-1:subscribe",
+                                                                       ["A2A-Version: 1.0"]),
+                                         http_response(200, 'data: {"task": {"id": "t-1"}}',
+                                                       content_type="text/event-stream"))],
+    ),
     "card-insecure-transport": (
         [block(1, "discover", http_request("GET", "/.well-known/agent-card.json", [], host="agents.example.com"),
                http_response(200, card()))], "1",

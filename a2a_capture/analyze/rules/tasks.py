@@ -275,3 +275,25 @@ def get_before_subscribe(call, session):
     if last is not None and last.operation == "GetTask" and last.task_id == call.task_id:
         yield Hit(f"{ref(last, call)} read task {call.task_id} just before; the subscription's first event "
                   "is the same snapshot", [last])
+
+
+@rule(
+    id="subscribe-verb",
+    severity="warning",
+    title="SubscribeToTask with the verb the agent does not take",
+    spec="§11.3.2 (proto: GET /tasks/{id}:subscribe; prose: POST)",
+    why="""
+The 1.0 proto binds `GET /tasks/{id}:subscribe` while the spec's prose says `POST`; agents take
+one or both. A client that guesses wrong gets 405 and tries the other verb: a round trip on
+every subscription until it remembers the answer.""",
+    example="POST /tasks/t1:subscribe -> 405; GET /tasks/t1:subscribe -> 200",
+    fix="Remember which verb the agent took (or send the one its SDK expects) instead of probing each time.",
+)
+def subscribe_verb(call, session):
+    if call.operation == "SubscribeToTask" and call.binding == "HTTP+JSON" and call.status == 405:
+        other = "GET" if call.method == "POST" else "POST"
+        earlier = session.previous(lambda c: c.status == 405 and c.method == call.method, call.agent,
+                                   session.of_operation(call.agent, "SubscribeToTask"))
+        again = f"; exchange {earlier.label} had already been answered 405 for {call.method}" if earlier else ""
+        yield Hit(f"{call.method} {call.path} was answered 405: this agent takes {other}{again}",
+                  [earlier] if earlier else [])
