@@ -126,8 +126,9 @@ def decode(exchange: Exchange, file: str = "", late_events: list | None = None) 
         call.started = meta.started_at.timestamp()
     call.duration = meta.duration
     call.request_json, call.request_json_error = _json(request.content)
+    content = response.content if response is not None else b""
     if response is not None and not response.is_event_stream:
-        call.response_json, _ = _json(response.content)
+        call.response_json, _ = _json(content)
     frames = _frames(exchange, late_events or [])
     call.streamed = response is not None and response.is_event_stream
     call.events = len(frames)
@@ -143,8 +144,8 @@ def decode(exchange: Exchange, file: str = "", late_events: list | None = None) 
     if _is_card_fetch(call):
         call.kind = "card"
         if isinstance(call.response_json, dict) and call.status == 200:
-            call.card = parse_card(call.response_json, response.content)
-            call.card_bytes = len(response.content)
+            call.card = parse_card(call.response_json, content)
+            call.card_bytes = len(content)
         _read_error(call)
         return call
     if _read_jsonrpc(call, frames) or _read_rest(call, frames):

@@ -14,6 +14,7 @@ from functools import cached_property
 from pydantic import BaseModel, ConfigDict, Field
 
 from a2a_capture.capture import sse
+from a2a_capture.capture.encoding import decode_content
 
 CUT_MARK = "…"
 _CUT_BYTES = CUT_MARK.encode()
@@ -55,8 +56,6 @@ class Message(_Model):
     @property
     def content(self) -> bytes:
         """The body with any Content-Encoding (gzip, deflate, br, zstd) undone."""
-        from a2a_capture.capture.encoding import decode_content
-
         return decode_content(self.body, self.header("content-encoding"))
 
     @property
@@ -99,8 +98,7 @@ class Response(Message):
         """The SSE events of the body, with arrival times and notes; empty for non-streams."""
         if not self.is_event_stream:
             return []
-        body = self.content if self.header("content-encoding") else self.body
-        return sse.parse(body, self.event_times, self.event_notes)
+        return sse.parse(self.content, self.event_times, self.event_notes)
 
 
 class ExchangeMeta(_Model):

@@ -110,10 +110,10 @@ def _message(out: Listing, message: Message, start: str, whole: bool, extra: set
     if not message.body:
         return
     out.lines.append("")
-    encoding = message.header("content-encoding")
-    if encoding and message.content is not message.body:
-        out.lines.append(f"# (body decoded from {encoding} for this listing)")
-    text = message.content.decode("utf-8", "replace")
+    content = message.content
+    if content is not message.body:
+        out.lines.append(f"# (body decoded from {message.header('content-encoding')} for this listing)")
+    text = content.decode("utf-8", "replace")
     if isinstance(message, Response) and message.is_event_stream:
         _stream(out, text, whole, extra)
     elif whole:
