@@ -96,12 +96,11 @@ class Call(BaseModel):
         return self.error is None and (self.status is None or self.status < 400)
 
 
-def decode(exchange: Exchange, file: str = "", late_events: list | None = None) -> Call:
+def decode(exchange: Exchange, file: str = "") -> Call:
     """Read an exchange as A2A.
 
-    ``late_events`` are frames of its own stream that the file shows in later blocks (they
-    count for the stream); frames this block shows for an earlier stream become
-    ``late_states``, so a session can apply them where they happened.
+    Frames this block shows for an earlier stream become ``late_states``, so a session can
+    apply them where they happened.
     """
     request, response = exchange.request, exchange.response
     split = urlsplit(request.target)
@@ -129,13 +128,13 @@ def decode(exchange: Exchange, file: str = "", late_events: list | None = None) 
     content = response.content if response is not None else b""
     if response is not None and not response.is_event_stream:
         call.response_json, _ = _json(content)
-    frames = _frames(exchange, late_events or [])
+    frames = _frames(exchange)
     call.streamed = response is not None and response.is_event_stream
     call.events = len(frames)
     if exchange.late_stream is not None:
         call.late_stream = exchange.late_stream
         for frame in exchange.late_events:
-            call.late_states += task_states(_json(frame.data.encode() if frame.data else b"")[0])
+            call.late_states += task_states(_frame_json(frame))
 
     if exchange.webhook:
         call.kind = "webhook"
@@ -299,7 +298,7 @@ def _read_payload(call: Call, payload: object) -> None:
 def _read_results(call: Call, result: object, frames: list) -> None:
     states = task_states(result)
     for frame in frames:
-        data, _ = _json(frame.data.encode() if frame.data else b"")
+        data = _frame_json(frame)
         if frame.event == "error" and call.error is None:
             call.error = _error_from(data, None)
         elif isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
@@ -371,10 +370,13 @@ def _status_name(status: int | None) -> str | None:
 # -- small helpers ---------------------------------------------------------------------------------
 
 
-def _frames(exchange: Exchange, late: list) -> list:
+def _frames(exchange: Exchange) -> list:
     response = exchange.response
-    frames = list(response.events) if response is not None else []
-    return [frame for frame in frames + list(late) if not frame.is_ping]
+    return [frame for frame in response.events if not frame.is_ping] if response is not None else []
+
+
+def _frame_json(frame):
+    return _json(frame.data.encode() if frame.data else b"")[0]
 
 
 def _agent(exchange: Exchange, split) -> str | None:
