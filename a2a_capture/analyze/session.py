@@ -56,8 +56,6 @@ class Session:
     card_urls: dict[str, HeldCard] = field(default_factory=dict)
     #: (origin, path, card) for every interface a held card declares
     interfaces: list[tuple[str, str, HeldCard]] = field(default_factory=list)
-    #: the origins a card's interfaces point at, to the agent origin the card came from
-    routes: dict[str, str] = field(default_factory=dict)
     tasks: dict[str, TaskSeen] = field(default_factory=dict)
     ended: dict[str, TaskSeen] = field(default_factory=dict)  # first terminal sighting per task
     calls: list[Call] = field(default_factory=list)
@@ -72,7 +70,8 @@ class Session:
 
     def held_card(self, call: Call) -> HeldCard | None:
         """The card the client held for the agent this call went to: the one whose interface
-        the call's URL is under, else the latest card from the same origin."""
+        the call's URL is under, else the latest card fetched from that host, else the latest
+        card that names an interface on it."""
         if call.agent is None:
             return None
         path = call.path.rstrip("/")
@@ -83,8 +82,9 @@ class Session:
             return max(under, key=lambda entry: entry[:2])[2]  # the longest path; the latest card of equals
         if call.agent in self.cards:
             return self.cards[call.agent]
-        owner = self.routes.get(call.agent)
-        return self.cards.get(owner) if owner else None
+        # a card fetched from one host may send the client to another
+        same_host = [held for origin, _, held in self.interfaces if origin == call.agent]
+        return same_host[-1] if same_host else None
 
     def interfaces_for(self, call: Call) -> list[Interface]:
         held = self.held_card(call)
@@ -164,7 +164,6 @@ class Session:
             self.interfaces = [entry for entry in self.interfaces if entry[2] is not previous]
         for interface in card.interfaces:
             self.interfaces.append((_origin_text(interface), interface.path, held))
-            self.routes.setdefault(_origin_text(interface), call.agent)
 
     def _see(self, task: str, state: str, call: Call) -> None:
         seen = TaskSeen(state=state, call=call, agent=call.agent)
