@@ -8,7 +8,7 @@ one source of truth and a write-then-read cycle cannot drift.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -188,6 +188,13 @@ class Capture(_Model):
             if exchange.late_stream == number:
                 events.extend(exchange.late_events)
         return events
+
+
+def format_time(moment: datetime | float) -> str:
+    """A time as recorded captures write it: RFC 3339, UTC, microseconds (`#@ start:`)."""
+    if not isinstance(moment, datetime):
+        moment = datetime.fromtimestamp(moment, UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _parse_time(value: str | None) -> datetime | None:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 from a2a_capture import __version__
-from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
+from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record.flows import title_for
 
@@ -124,7 +124,7 @@ def _iso(value: str | None) -> str | None:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return value
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return format_time(moment)
 
 
 def _end(entry: dict) -> str | None:
@@ -135,7 +135,7 @@ def _end(entry: dict) -> str | None:
         moment = datetime.fromisoformat(start.replace("Z", "+00:00")) + timedelta(milliseconds=float(total))
     except ValueError:
         return None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return format_time(moment)
 
 
 # -- capture to HAR ----------------------------------------------------------------------------------

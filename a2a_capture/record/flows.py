@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import decode, looks_like_card, rest_route
 from a2a_capture.capture.encoding import decode_content
-from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response
+from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.capture.sse import parse as parse_sse
 from a2a_capture.record.redact import Redactor
 
@@ -30,7 +30,7 @@ class StreamCopy:
 
     def __call__(self, data: bytes) -> bytes:
         if data:
-            self.chunks.append((_now(), data))
+            self.chunks.append((time.time(), data))
         return data
 
     @property
@@ -40,27 +40,20 @@ class StreamCopy:
     def event_times(self, start: float) -> list[float | None]:
         """Arrival time of each SSE frame: when the chunk that completed it came."""
         times: list[float | None] = []
-        offset = 0
-        ends = []
-        for when, chunk in self.chunks:
-            offset += len(chunk)
-            ends.append((offset, when))
-        for event in parse_sse(self.body):
-            arrived = next((when for end, when in ends if end >= event.end), None)
-            times.append(round(arrived - start, 6) if arrived is not None else None)
+        chunks = iter(self.chunks)
+        received, when = 0, None  # bytes received so far, and when the last of them came
+        for event in parse_sse(self.body):  # frames and chunks both in order: one pass over each
+            while received < event.end:
+                step = next(chunks, None)
+                if step is None:
+                    break
+                when, received = step[0], received + len(step[1])
+            times.append(round(when - start, 6) if when is not None else None)
         return times
 
 
-def _now() -> float:
-    import time
-
-    return time.time()
-
-
 def timestamp(value: float | None) -> str | None:
-    if not value:
-        return None
-    return datetime.fromtimestamp(value, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return format_time(value) if value else None
 
 
 def _address(peer) -> str | None:

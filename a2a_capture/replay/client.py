@@ -15,12 +15,11 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import httpx
 
 from a2a_capture.a2a.decode import decode
-from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
+from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record.flows import StreamCopy
 from a2a_capture.replay.agents import recorded_agents
@@ -182,7 +181,7 @@ def _send(http: httpx.Client, exchange: Exchange, bases: dict[str, str], subs: S
     host = base.split("://", 1)[-1]
     new_request = Request(method=request.method, target=target, body=body,
                           headers=[("Host", host), *headers])
-    meta = ExchangeMeta(start=_stamp(started), end=_stamp(ended), server=host)
+    meta = ExchangeMeta(start=format_time(started), end=format_time(ended), server=host)
     return Exchange(number=exchange.number, title=exchange.title, request=new_request, response=response,
                     notes=notes, meta=meta)
 
@@ -209,6 +208,3 @@ def _json(data):
     except (ValueError, TypeError):
         return None
 
-
-def _stamp(value: float) -> str:
-    return datetime.fromtimestamp(value, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
