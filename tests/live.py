@@ -15,16 +15,10 @@ from pathlib import Path
 
 import uvicorn
 
-from a2a_capture.record.process import RecorderProcess
+from a2a_capture.record.process import RecorderProcess, free_port
 from tests.agents import build_app
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_for_port(port: int, timeout: float = 30) -> None:
