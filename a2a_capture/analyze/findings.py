@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -47,6 +48,11 @@ class Finding(BaseModel):
     agent: str | None = None
     #: the agent by the name its card gave, where the client held one (stable across re-recordings)
     agent_name: str | None = None
+    #: judged from the outcome the capture shows: the round trip was wasted (failed as predicted,
+    #: or redundant: the client already held the answer)
+    wasted: bool = False
+    #: "wasted", "fragile" (worked only because the agent was lenient) or "advice"
+    outcome: Literal["wasted", "fragile", "advice"] = "advice"
 
 
 @dataclass
@@ -77,6 +83,7 @@ class Rule:
         findings = []
         held = session.held_card(call)
         agent_name = held.card.name if held is not None and held.card.name else call.agent
+        wasted = self.wasted and self.severity != Severity.INFO
         for hit in self.check(call, session) or ():
             findings.append(Finding(
                 rule=self.id, severity=self.severity, title=self.title, message=hit.message, spec=self.spec,
@@ -84,7 +91,7 @@ class Rule:
                 related=[related.label for related in hit.related],
                 related_locations=[(r.file, r.label, r.line) for r in hit.related],
                 cost=call.duration if self.wasted else None, operation=call.operation, agent=call.agent,
-                agent_name=agent_name,
+                agent_name=agent_name, wasted=wasted, outcome="wasted" if wasted else "advice",
             ))
         return findings
 

@@ -1,0 +1,52 @@
+"""`a2a-capture analyze`: findings for people and for CI."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from a2a_capture.cli.base import capture_files, main
+
+
+@main.command("analyze")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "junit"]), default="text",
+              show_default=True, help="text: one line per finding and a summary; json, sarif (2.1.0), junit: for CI.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default="warning",
+              show_default=True, help="Exit 1 when a finding is at least this severe.")
+@click.option("--select", multiple=True, metavar="RULE", help="Run only these rules (repeatable).")
+@click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (repeatable).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
+              help="Write the output to a file instead of standard output.")
+def analyze_command(files, output_format, fail_on, select, ignore, output):
+    """Find wasted round trips in capture FILES (or folders of .http files), read as one session
+    in the order given.
+
+    Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for usage errors
+    and unreadable captures. Rules are listed in docs/rules.md; silence one for one
+    exchange with a note `# a2a-capture: ignore[RULE]`, or per project under
+    [tool.a2a-capture] in pyproject.toml (select, ignore, per-file-ignores).
+    """
+    from a2a_capture.analyze import config as settings
+    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.report import machine
+
+    configuration = settings.load().merged(select, ignore)
+    analysis = analyze(capture_files(files), configuration)
+    rendered = {
+        "text": lambda: machine.text(analysis),
+        "json": lambda: machine.to_json(analysis),
+        "sarif": lambda: machine.sarif(analysis),
+        "junit": lambda: machine.junit(analysis, "error" if fail_on == "never" else fail_on,
+                                       [rule.id for rule in configuration.active("")]),
+    }[output_format]()
+    if output:
+        with open(output, "w", encoding="utf-8") as stream:
+            stream.write(rendered + ("" if rendered.endswith("\n") else "\n"))
+        if output_format != "text":
+            click.echo(machine.text(analysis).splitlines()[-1], err=True)
+    else:
+        click.echo(rendered)
+    failing = [f for f in analysis.findings if machine.at_or_above(f, fail_on)]
+    sys.exit(1 if failing else 0)

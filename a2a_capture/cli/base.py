@@ -1,0 +1,68 @@
+"""The command group and what its commands share: one-line errors, NAME=VALUE pairs, verdicts."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from a2a_capture import __version__
+from a2a_capture.errors import A2ACaptureError
+
+#: exit status for usage errors and unreadable captures
+USAGE_ERROR = 2
+
+
+class _Group(click.Group):
+    """Turns the tool's own errors into one line and exit 2; no traceback reaches a user."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except A2ACaptureError as error:
+            click.echo(f"a2a-capture: error: {error}", err=True)
+            sys.exit(USAGE_ERROR)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except BrokenPipeError:
+            sys.exit(0)
+        except Exception as error:  # a bug: say so plainly, keep the traceback for -v
+            if os.environ.get("A2A_CAPTURE_DEBUG"):
+                raise
+            click.echo(
+                f"a2a-capture: internal error: {type(error).__name__}: {error} "
+                "(set A2A_CAPTURE_DEBUG=1 to see the traceback, and please report it)",
+                err=True,
+            )
+            sys.exit(USAGE_ERROR)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="a2a-capture")
+def main() -> None:
+    """Record, read and analyze A2A traffic in .http capture files."""
+
+
+
+
+def pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
+    pairs = {}
+    for value in values:
+        name, sep, rest = value.partition("=")
+        if not sep or not name:
+            raise click.UsageError(f"{what} takes NAME=VALUE, not {value!r}")
+        pairs[name] = rest
+    return pairs
+
+
+def verdict(verdict) -> None:
+    for line in verdict.lines:
+        click.echo(line)
+    sys.exit(0 if verdict.ok else 1)
+
+
+def capture_files(paths) -> list[str]:
+    from a2a_capture.replay.gate import capture_files
+
+    return capture_files(paths)

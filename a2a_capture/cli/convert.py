@@ -1,0 +1,27 @@
+"""`a2a-capture convert`: .http, HAR and mitmproxy flows."""
+
+from __future__ import annotations
+
+import click
+
+from a2a_capture.cli.base import main
+
+
+@main.command("convert")
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The file to write.")
+@click.option("--from", "source_kind", type=click.Choice(["http", "har", "mitm"]),
+              help="The input's format (default: from its suffix: .http, .har, .mitm/.flow).")
+@click.option("--to", "target_kind", type=click.Choice(["http", "har", "mitm"]),
+              help="The output's format (default: from its suffix).")
+def convert_command(source, output, source_kind, target_kind):
+    """Convert between captures (.http), HAR 1.2 files and mitmproxy flow files.
+
+    HAR and mitmproxy flows keep no arrival time per SSE frame; streams converted from
+    them have none, and a note says so. HAR written by a2a-capture keeps them in `_a2a`
+    fields, so it converts back without loss.
+    """
+    from a2a_capture.convert import convert
+
+    capture = convert(source, output, source_kind, target_kind)
+    click.echo(f"wrote {len(capture.exchanges)} exchanges to {output}", err=True)

@@ -1,0 +1,43 @@
+"""`a2a-capture report`: the annotated walkthrough."""
+
+from __future__ import annotations
+
+import click
+
+from a2a_capture.cli.base import capture_files, main
+
+
+@main.command("report")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="report.html or report.md; the suffix chooses the format unless --format says.")
+@click.option("--format", "output_format", type=click.Choice(["html", "md"]), help="html or md.")
+@click.option("--templates", type=click.Path(file_okay=False, exists=True),
+              help="A folder of your own templates (report.html.j2, report.md.j2, report.css) to use first.")
+@click.option("--whole", is_flag=True, help="Show every exchange whole instead of cut to what matters.")
+@click.option("--title", help="The report's title (default: the file names).")
+def report_command(files, output, output_format, templates, whole, title):
+    """Write an annotated walkthrough of capture FILES (one session, in the order given).
+
+    Every exchange under its number and title, cut to the lines that matter with `…` for
+    each cut, the analyzer's findings written onto the exchanges they concern, a summary,
+    the agents from their cards, a sequence diagram and a timeline of each task's states.
+    HTML is one self-contained file (no scripts, fonts or images from outside); each
+    exchange has an anchor, such as report.html#ex-6.
+    """
+    from a2a_capture.analyze import config as settings
+    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.report import render, walkthrough
+
+    if output_format is None:
+        suffix = output.rsplit(".", 1)[-1].lower() if "." in output else ""
+        output_format = {"html": "html", "htm": "html", "md": "md", "markdown": "md"}.get(suffix)
+        if output_format is None:
+            raise click.UsageError("say --format html or md, or name the output report.html or report.md")
+    files = capture_files(files)
+    analysis = analyze(files, settings.load())
+    model = walkthrough.build(files, analysis, whole=whole, title=title)
+    text = render.render(model, output_format, templates)
+    with open(output, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    click.echo(f"wrote {output}: {len(model.exchanges)} exchanges, {len(model.findings)} findings", err=True)

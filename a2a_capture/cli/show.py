@@ -1,0 +1,39 @@
+"""`a2a-capture show`: a table of exchanges."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from a2a_capture import show
+from a2a_capture.capture import capture_bytes, read_capture
+from a2a_capture.cli.base import main
+
+
+@main.command("show")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json", "http"]),
+    default="table",
+    show_default=True,
+    help="table: one line per exchange; json: a list of objects; http: the capture written back out.",
+)
+def show_command(files: tuple[str, ...], output_format: str) -> None:
+    """List the exchanges of capture FILES: number, title, method, target, status, SSE events, body sizes."""
+    if output_format == "http":
+        out = click.get_binary_stream("stdout")
+        for path in files:
+            out.write(capture_bytes(read_capture(path)))
+        return
+    tables = [(path, show.rows(path)) for path in files]
+    if output_format == "json":
+        rows = [row for _, table in tables for row in table]
+        click.echo(json.dumps(show.json_rows(rows), indent=2, ensure_ascii=False))
+        return
+    for index, (path, table) in enumerate(tables):
+        if len(files) > 1:
+            click.echo(("\n" if index else "") + f"{path}")
+        click.echo(show.text_table(table))
