@@ -39,6 +39,8 @@ async def _serve(pairs: list[tuple[MockAgent, Listener]], echo) -> None:
     for agent, listener in pairs:
         if listener.port:
             check_port_free(listener)
+            # known before the first request can arrive: a card served at once names this address
+            agent.public = f"http://{listener.host}:{listener.port}"
         config = uvicorn.Config(agent, host=listener.host, port=listener.port, log_level="warning", lifespan="off")
         server = uvicorn.Server(config)
         servers.append((agent, server))
