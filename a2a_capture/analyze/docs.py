@@ -6,6 +6,19 @@ from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the ru
 from a2a_capture.analyze.findings import RULES, Severity
 
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+_OUTCOMES = {"predicted": "wasted / fragile", "redundant": "wasted", "advice": "advice"}
+
+
+def _judgement(rule) -> str:
+    """When this rule's findings count as wasted, from the rule's declared kind."""
+    if rule.kind == "redundant":
+        return ("Always wasted: the client already held the answer, so the round trip added nothing "
+                "whatever the agent replied.")
+    if rule.kind == "advice":
+        return "Advice: never counted as a wasted round trip."
+    return ("Wasted when the agent refused the call (an error, an HTTP status of 400 or more, or no answer), "
+            f"as the card or the spec predicted. Fragile when the agent answered it anyway: it worked because "
+            f"{rule.lenient}.")
 
 
 def rules_markdown() -> str:
@@ -25,20 +38,33 @@ def rules_markdown() -> str:
         'per-file-ignores = { "captures/mistakes-*.http" = ["capability-push"] }',
         "```",
         "",
-        "| id | severity | title | spec |",
-        "|---|---|---|---|",
+        "Severity follows how strongly the spec speaks. Whether a finding's round trip was *wasted* is",
+        "judged from what the capture shows, per finding (`wasted` and `outcome` in JSON and SARIF, the",
+        "word in brackets on a text line):",
+        "",
+        "- **wasted**: the call failed the way the card or an earlier exchange predicted, or it was",
+        "  redundant (the client already held the answer). The summary's wasted round trips and their",
+        "  time count these exchanges only.",
+        "- **fragile**: the agent answered the call although the card or the spec said it need not;",
+        "  it worked only because this agent is lenient, and an agent that follows its card refuses it.",
+        "- **advice**: style or hygiene; never a wasted round trip.",
+        "",
+        "| id | severity | title | spec | outcome |",
+        "|---|---|---|---|---|",
     ]
     ordered = sorted(RULES.values(), key=lambda r: (_ORDER[r.severity], r.id))
-    lines += [f"| [`{r.id}`](#{r.id}) | {r.severity.value} | {r.title} | {r.spec} |" for r in ordered]
+    lines += [f"| [`{r.id}`](#{r.id}) | {r.severity.value} | {r.title} | {r.spec} | {_OUTCOMES[r.kind]} |"
+              for r in ordered]
     for rule in ordered:
         lines += [
             "",
             f"## {rule.id}",
             "",
-            f"**{rule.title}.** Severity `{rule.severity.value}`; spec {rule.spec}."
-            + ("" if rule.wasted else " Advice: not counted as a wasted round trip."),
+            f"**{rule.title}.** Severity `{rule.severity.value}`; spec {rule.spec}.",
             "",
-            "**Why it is a wasted round trip.** " + " ".join(rule.why.split()),
+            "**Why.** " + " ".join(rule.why.split()),
+            "",
+            "**Wasted or fragile.** " + _judgement(rule),
             "",
             "**Example.**",
             "",

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from a2a_capture.a2a.decode import Call, decode
 from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the rules)
 from a2a_capture.analyze.config import Config, ignored_in_notes
-from a2a_capture.analyze.findings import RULES, Finding, Severity
+from a2a_capture.analyze.findings import Finding
 from a2a_capture.analyze.session import Session
 from a2a_capture.sources import exchanges
 
@@ -43,8 +43,13 @@ class Summary(BaseModel):
     streams: int
     findings_by_rule: dict[str, int]
     findings_by_severity: dict[str, int]
+    #: findings by how the capture shows they turned out: wasted, fragile (worked by leniency), advice
+    findings_by_outcome: dict[str, int] = Field(default_factory=dict)
+    #: exchanges with at least one wasted finding, and the seconds they took
     wasted_round_trips: int
     wasted_seconds: float | None = None
+    #: exchanges that worked only because the agent was lenient (and are not also wasted)
+    fragile_round_trips: int = 0
 
 
 class Analysis(BaseModel):
@@ -121,10 +126,12 @@ def _forget_bodies(call: Call) -> None:
 
 def _summary(files: list[str], records: list[CallRecord], findings: list[Finding]) -> Summary:
     wasted: dict[tuple[str, str], Finding] = {}
+    fragile: set[tuple[str, str]] = set()
     for finding in findings:
-        rule = RULES[finding.rule]
-        if rule.wasted and finding.severity != Severity.INFO:
+        if finding.wasted:
             wasted.setdefault((finding.file, finding.exchange), finding)
+        elif finding.outcome == "fragile":
+            fragile.add((finding.file, finding.exchange))
     costs = [f.cost for f in wasted.values() if f.cost is not None]
     return Summary(
         files=files,
@@ -134,6 +141,8 @@ def _summary(files: list[str], records: list[CallRecord], findings: list[Finding
         streams=sum(1 for r in records if r.operation in ("SendStreamingMessage", "SubscribeToTask")),
         findings_by_rule=dict(Counter(f.rule for f in findings)),
         findings_by_severity=dict(Counter(f.severity.value for f in findings)),
+        findings_by_outcome=dict(Counter(f.outcome for f in findings)),
         wasted_round_trips=len(wasted),
         wasted_seconds=round(sum(costs), 6) if costs else None,
+        fragile_round_trips=len(fragile - wasted.keys()),
     )

@@ -55,12 +55,25 @@ class Finding(BaseModel):
     outcome: Literal["wasted", "fragile", "advice"] = "advice"
 
 
+#: how a rule's findings are judged from what the capture shows (see ``judge``):
+#: "predicted": the card or an earlier exchange said the call would fail; wasted when it did
+#: fail, fragile when the agent answered it anyway; "redundant": the client already held the
+#: answer, so the round trip is wasted whatever came back; "advice": never a wasted round trip
+Kind = Literal["predicted", "redundant", "advice"]
+
+
 @dataclass
 class Hit:
-    """What a check returns: the message, and the calls that had already answered it."""
+    """What a check returns: the message, and the calls that had already answered it.
+
+    ``kind`` overrides the rule's own where one rule says two things (a bad page size is a
+    prediction, a page past the last one is redundant)."""
 
     message: str
     related: list[Call] = field(default_factory=list)
+    kind: Kind | None = None
+    #: what made the call work anyway, where the rule can say it more exactly than its default
+    lenient: str | None = None
 
 
 Check = Callable[[Call, "object"], Iterable[Hit]]
@@ -76,24 +89,42 @@ class Rule:
     example: str
     fix: str
     check: Check
-    #: a wasted round trip (counted in the summary), rather than advice
-    wasted: bool = True
+    kind: Kind = "predicted"
+    #: what made the call work anyway, for a fragile finding's message
+    lenient: str = "this agent is lenient; an agent that follows its card refuses it"
+
+    @property
+    def wasted(self) -> bool:
+        """Whether this rule's findings can be wasted round trips at all (advice never is)."""
+        return self.kind != "advice"
 
     def run(self, call: Call, session) -> list[Finding]:
         findings = []
         held = session.held_card(call)
         agent_name = held.card.name if held is not None and held.card.name else call.agent
-        wasted = self.wasted and self.severity != Severity.INFO
         for hit in self.check(call, session) or ():
+            outcome = judge(hit.kind or self.kind, call)
+            message = hit.message
+            if outcome == "fragile":
+                message += f"; it worked because {hit.lenient or self.lenient}"
             findings.append(Finding(
-                rule=self.id, severity=self.severity, title=self.title, message=hit.message, spec=self.spec,
+                rule=self.id, severity=self.severity, title=self.title, message=message, spec=self.spec,
                 file=call.file, exchange=call.label, number=call.number, line=call.line,
                 related=[related.label for related in hit.related],
                 related_locations=[(r.file, r.label, r.line) for r in hit.related],
-                cost=call.duration if self.wasted else None, operation=call.operation, agent=call.agent,
-                agent_name=agent_name, wasted=wasted, outcome="wasted" if wasted else "advice",
+                cost=call.duration if outcome != "advice" else None, operation=call.operation, agent=call.agent,
+                agent_name=agent_name, wasted=outcome == "wasted", outcome=outcome,
             ))
         return findings
+
+
+def judge(kind: Kind, call: Call) -> Literal["wasted", "fragile", "advice"]:
+    """A finding's outcome from the exchange itself: did the round trip do any work?"""
+    if kind == "advice":
+        return "advice"
+    if kind == "redundant" or not call.ok or call.status is None:
+        return "wasted"  # an unanswered call did no work either
+    return "fragile"
 
 
 RULES: dict[str, Rule] = {}
@@ -106,12 +137,13 @@ def ref(other: Call, call: Call) -> str:
     return f"exchange {other.label}"
 
 
-def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, fix: str, wasted: bool = True):
+def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, fix: str,
+         kind: Kind = "predicted", lenient: str | None = None):
     """Register a check as a rule. The docstring-like fields feed docs/rules.md."""
     def register(check: Check) -> Check:
         if id in RULES:
             raise ValueError(f"rule {id} is defined twice")
         RULES[id] = Rule(id, Severity(severity), title, spec, why.strip(), example.strip(), fix.strip(), check,
-                         wasted)
+                         kind, *([lenient] if lenient else []))
         return check
     return register

@@ -25,11 +25,17 @@ def at_or_above(finding: Finding, threshold: str) -> bool:
 
 
 def text(analysis: Analysis) -> str:
-    lines = [f"{f.file}:{f.exchange}: {f.severity.value} {f.rule} {f.message}" for f in analysis.findings]
+    lines = [line(f) for f in analysis.findings]
     if lines:
         lines.append("")
     lines += summary_lines(analysis)
     return "\n".join(lines)
+
+
+def line(finding: Finding) -> str:
+    """One finding as a text line; a wasted or fragile round trip says so after the rule id."""
+    judged = f" [{finding.outcome}]" if finding.outcome != "advice" else ""
+    return f"{finding.file}:{finding.exchange}: {finding.severity.value} {finding.rule}{judged} {finding.message}"
 
 
 def summary_lines(analysis: Analysis) -> list[str]:
@@ -47,7 +53,11 @@ def summary_lines(analysis: Analysis) -> list[str]:
     else:
         lines.append("findings: none")
     cost = f", costing {s.wasted_seconds:.3f} s" if s.wasted_seconds is not None else ""
-    lines.append(f"wasted round trips: {s.wasted_round_trips}{cost}")
+    fragile = (f"; fragile (worked only because the agent was lenient): {s.fragile_round_trips}"
+               if s.fragile_round_trips else "")
+    advice = s.findings_by_outcome.get("advice", 0)
+    lines.append(f"wasted round trips: {s.wasted_round_trips}{cost}{fragile}"
+                 + (f"; advice: {advice}" if advice else ""))
     return lines
 
 
@@ -88,6 +98,8 @@ def sarif(analysis: Analysis, base: str | None = None) -> str:
             "message": {"text": f"Exchange {finding.exchange}: {finding.message}"},
             "locations": [_location(finding.file, finding.line, base)],
             "partialFingerprints": {"a2aCaptureFinding/v1": _fingerprint(finding)},
+            "properties": {"wasted": finding.wasted, "outcome": finding.outcome,
+                           **({"cost": finding.cost} if finding.cost is not None else {})},
         }
         related = [
             {"id": number, "message": {"text": f"exchange {label}"}, **_location(file, line, base)}
@@ -155,10 +167,10 @@ def junit(analysis: Analysis, fail_on: str = "warning", rules: list[str] | None 
             failures += 1
             failure = ElementTree.SubElement(case, "failure", type=RULES[rule_id].severity.value,
                                              message=f"{len(failing)} finding(s): {RULES[rule_id].title}")
-            failure.text = "\n".join(f"{f.file}:{f.exchange}: {f.severity.value} {f.message}" for f in failing)
+            failure.text = "\n".join(line(f) for f in failing)
         elif found:
             out = ElementTree.SubElement(case, "system-out")
-            out.text = "\n".join(f"{f.file}:{f.exchange}: {f.severity.value} {f.message}" for f in found)
+            out.text = "\n".join(line(f) for f in found)
         cases.append(case)
     suite = ElementTree.Element("testsuite", name="a2a-capture", tests=str(len(cases)), failures=str(failures),
                                 errors="0", skipped="0")

@@ -14,7 +14,7 @@ from a2a_capture import __version__
 from a2a_capture.a2a.cards import Card
 from a2a_capture.a2a.decode import decode
 from a2a_capture.analyze.engine import Analysis, analyze
-from a2a_capture.analyze.findings import RULES, Finding
+from a2a_capture.analyze.findings import Finding
 from a2a_capture.report import svg
 from a2a_capture.report.excerpt import RULE_FOCUS, listing
 from a2a_capture.sources import exchanges as read_exchanges
@@ -30,6 +30,8 @@ class FindingView(BaseModel):
     exchange: str
     where: str  # "Exchange 6", with the file when a session has several
     related: list[tuple[str, str]] = Field(default_factory=list)  # (label, anchor)
+    wasted: bool = False
+    outcome: str = "advice"  # wasted, fragile or advice, as the analysis judged it
 
 
 class ExchangeView(BaseModel):
@@ -127,7 +129,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
                     task_owner.setdefault(call.task_id, lifeline)
                 for task, _ in call.states:
                     task_owner.setdefault(task, lifeline)
-            wasted = any(RULES[f.rule].wasted and f.severity != "info" for f in here)
+            wasted = any(f.wasted for f in here)
             label = f"{exchange.label} {call.operation or exchange.title}"
             if exchange.webhook:
                 label = exchange.label + (f": {_outcome(call)}" if call.states else "")
@@ -165,6 +167,7 @@ def _finding_view(finding: Finding, anchor, several: bool) -> FindingView:
         where=where,
         rule=finding.rule, severity=finding.severity.value, title=finding.title, message=finding.message,
         spec=finding.spec, anchor=anchor(finding.file, finding.exchange), exchange=finding.exchange,
+        wasted=finding.wasted, outcome=finding.outcome,
         related=[(f"exchange {label}" + (f" of {os.path.basename(file)}" if file != finding.file else ""),
                   anchor(file, label)) for file, label, _ in finding.related_locations],
     )

@@ -23,7 +23,7 @@ def _gated(capability_rule: str):
               and not held.card.push_notifications):
             yield Hit(f"{call.operation} carries a push notification config, but the card of "
                       f"{held.card.name or call.agent} ({ref(held.fetch, call)}) has no "
-                      "capabilities.pushNotifications: no webhook will come", [held.fetch])
+                      "capabilities.pushNotifications: no webhook will come", [held.fetch], kind="advice")
     return check
 
 
@@ -39,6 +39,7 @@ and a config sent inline with a message is ignored, so the client waits for webh
 come. The card had already answered the question.""",
     example="CreateTaskPushNotificationConfig to an agent whose card has no pushNotifications",
     fix="Check `capabilities.pushNotifications` first; poll or stream instead.",
+    lenient="this agent serves push configs its card does not offer; an agent that follows its card refuses them",
 )(_gated("capability-push"))
 
 rule(
@@ -51,6 +52,7 @@ SendStreamingMessage and SubscribeToTask need `capabilities.streaming` on the ca
 the call fails with UnsupportedOperationError (-32004): a round trip the card had ruled out.""",
     example="SendStreamingMessage to an agent whose card has streaming: false",
     fix="Check `capabilities.streaming`; use SendMessage (blocking) or GetTask instead.",
+    lenient="this agent streams although its card does not offer it; an agent that follows its card refuses",
 )(_gated("capability-streaming"))
 
 rule(
@@ -63,4 +65,5 @@ GetExtendedAgentCard is only served when the card sets `capabilities.extendedAge
 (0.3: `supportsAuthenticatedExtendedCard`). Otherwise it fails with UnsupportedOperationError.""",
     example="GetExtendedAgentCard to an agent whose card lacks extendedAgentCard",
     fix="Ask for the extended card only when the public card offers one.",
+    lenient="this agent serves an extended card its public card does not offer; an agent that follows its card refuses",
 )(_gated("capability-extended-card"))

@@ -44,7 +44,7 @@ plain HTTP from anything but loopback, anyone on the path can rewrite it and sen
 and its tokens, elsewhere. Production agents must use TLS.""",
     example="GET http://agents.example.com/.well-known/agent-card.json",
     fix="Fetch cards over HTTPS.",
-    wasted=False,
+    kind="advice",
 )
 def card_insecure_transport(call, session):
     if call.kind != "card" or call.agent is None:
@@ -64,6 +64,7 @@ A redirect on the well-known path costs a round trip on every discovery, and mov
 anchor of the card to another location.""",
     example="GET /.well-known/agent-card.json -> 301 Location: https://...",
     fix="Point clients at the final card URL, or serve the card where it is asked for.",
+    kind="advice",
 )
 def card_redirect(call, session):
     if call.kind == "card" and call.status in (301, 302, 303, 307, 308):
@@ -80,7 +81,7 @@ A card is fetched on every discovery and often on every session. A card over
 {MAX_CARD_BYTES // 1024} KiB slows every client and is a cheap way to exhaust one.""",
     example="a 2 MB card with an embedded icon",
     fix="Keep the card small: link to icons and documentation instead of embedding them.",
-    wasted=False,
+    kind="advice",
 )
 def card_oversized(call, session):
     if call.kind == "card" and call.card_bytes > MAX_CARD_BYTES:
@@ -98,7 +99,7 @@ fields (supportedInterfaces, capabilities, skills, ...) leaves them guessing, an
 round trips.""",
     example="a 1.0 card without supportedInterfaces",
     fix="Serve a card that validates against the 1.0 AgentCard schema.",
-    wasted=False,
+    kind="advice",
 )
 def card_schema(call, session):
     if call.kind == "card" and call.card is not None and call.card.problems:
@@ -117,7 +118,7 @@ A card is public: anyone can fetch it, and captures, logs and caches keep it. A 
 password inside it is disclosed to all of them.""",
     example='"apiKey": "sk-live-…" inside a card',
     fix="Remove the secret from the card and rotate it.",
-    wasted=False,
+    kind="advice",
 )
 def card_secret(call, session):
     if call.kind != "card" or not isinstance(call.response_json, dict):

@@ -18,6 +18,7 @@ A2A 0.3 and 1.0 agents serve their card at `/.well-known/agent-card.json`. A req
 round trip that usually ends in 404, and then a second request at the right path.""",
     example="GET /.well-known/agent.json HTTP/1.1  ->  404, then GET /.well-known/agent-card.json",
     fix="Request `/.well-known/agent-card.json` first, and only that.",
+    lenient="this agent also serves its card at this path; an agent that follows 0.3 or 1.0 answers 404",
 )
 def card_path(call, session):
     if call.kind != "card" or call.path.rstrip("/").endswith(spec.CARD_PATH):
@@ -43,6 +44,7 @@ a 304 with no body. Fetching the whole card again, often before every message, d
 trips of a session.""",
     example="GET /.well-known/agent-card.json (ETag: W/\"a1\") ... GET /.well-known/agent-card.json",
     fix="Keep the card; when it is stale, send `If-None-Match` with its ETag.",
+    kind="redundant",
 )
 def card_refetch(call, session):
     if call.kind != "card" or call.agent is None or not call.path.rstrip("/").endswith(spec.CARD_PATH):

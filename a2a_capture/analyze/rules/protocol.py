@@ -52,6 +52,8 @@ it as 0.3, so a 1.0 method is answered with VersionNotSupportedError (-32009) or
 0.3 semantics, and the client has to send it again.""",
     example="POST /rpc with method SendMessage and no A2A-Version header",
     fix="Send `A2A-Version: 1.0` on every request.",
+    lenient="this agent takes 1.0 calls without A2A-Version; an agent that follows §3.6.2 reads them as 0.3 "
+            "and refuses them",
 )
 def version_header_missing(call, session):
     if call.is_a2a and call.spelled_version == "1.0" and not call.version_header:
@@ -82,13 +84,17 @@ def method_version_mismatch(call, session):
     name = call.rpc_method or f"{call.method} {call.path}"
     header = call.version_header
     if header and _major(header) != _major(spelled) and not (spelled == "0.3" and _major(header) == "0"):
-        yield Hit(f"{name} is a {call.spelled_version} name but the request says A2A-Version: {header}")
+        yield Hit(f"{name} is a {call.spelled_version} name but the request says A2A-Version: {header}",
+                  lenient=f"this agent accepts {call.spelled_version} names under A2A-Version {header}; an agent "
+                          "that follows the spec refuses them")
         return
     declared = _declared_versions(call, session)
     if declared and not any(_major(v) == _major(spelled) for v in declared):
         held = session.held_card(call)
         yield Hit(f"{name} is a {call.spelled_version} name, but the interface it was sent to declares "
-                  f"protocolVersion {', '.join(sorted(declared))}", [held.fetch] if held else [])
+                  f"protocolVersion {', '.join(sorted(declared))}", [held.fetch] if held else [],
+                  lenient=f"this agent accepts {call.spelled_version} names; an agent that follows its card "
+                          "refuses them")
 
 
 @rule(
@@ -102,6 +108,8 @@ uses. A call to another path or host (an old endpoint, a guessed `/rpc`, the car
 at best redirected and usually answered 404 or 405.""",
     example="POST /rpc when the card declares JSONRPC at http://host/a2a/jsonrpc",
     fix="Pick an interface from `supportedInterfaces` and use its `url` exactly.",
+    lenient="this agent also answers at an address its card does not declare; an agent that follows its card "
+            "answers 404",
 )
 def interface_undeclared(call, session):
     held = session.held_card(call)
@@ -126,7 +134,7 @@ the same protocol version, a client that picks a later one goes against the agen
 preference (often a slower or deprecated endpoint).""",
     example="card: JSONRPC 1.0 at /a2a, JSONRPC 1.0 at /legacy; the client posts to /legacy",
     fix="Use the first declared interface of the binding and version you speak.",
-    wasted=False,
+    kind="advice",
 )
 def interface_not_preferred(call, session):
     held = session.held_card(call)
@@ -155,6 +163,7 @@ When the chosen interface declares a `tenant`, the client must put it into every
 tenant and answers TaskNotFound or an error.""",
     example="interface tenant 'acme'; POST /rpc with params lacking tenant",
     fix="Copy the interface's `tenant` into every request.",
+    lenient="this agent fell back to a default tenant; an agent that follows its card refuses or misroutes the call",
 )
 def tenant_not_echoed(call, session):
     if not call.is_a2a:
@@ -194,6 +203,7 @@ transport (Authorization, an API key, a cookie). A request without them is answe
 and sent again: the card had said so before the first attempt.""",
     example="POST /rpc without Authorization to an agent whose card requires a bearer token",
     fix="Send the credentials the card's `securityRequirements` name on every request.",
+    lenient="this agent let the call through without credentials; an agent that enforces its card answers 401",
 )
 def auth_missing(call, session):
     held = session.held_card(call)
@@ -221,6 +231,7 @@ The card lists the media types the agent accepts (`defaultInputModes`, and per s
 `inputModes`). A part of any other type is refused with ContentTypeNotSupportedError (-32005).""",
     example="a part with mediaType image/png to an agent whose input modes are text/plain only",
     fix="Send only media types the card lists, or convert the content first.",
+    lenient="this agent took a media type its card does not list; an agent that follows its card refuses it",
 )
 def input_mode(call, session):
     if call.operation not in ("SendMessage", "SendStreamingMessage") or not call.part_media_types:

@@ -51,6 +51,7 @@ blocking SendMessage, a stream, a webhook or an earlier identical GetTask has sh
 state, asking again returns the same answer.""",
     example="SendMessage returns TASK_STATE_COMPLETED; then GetTask on that task",
     fix="Use the final task you already have; GetTask only tasks that are still running.",
+    kind="redundant",
 )
 def poll_terminal(call, session):
     if call.operation != "GetTask":
@@ -82,6 +83,7 @@ Only a running task can be canceled. CancelTask on a task that has completed, fa
 rejected or already been canceled fails with TaskNotCancelableError (-32002).""",
     example="CancelTask after the task's stream ended with TASK_STATE_COMPLETED, or a second CancelTask",
     fix="Cancel only tasks you last saw submitted, working or interrupted; cancel once.",
+    kind="redundant",
 )
 def cancel_terminal(call, session):
     if call.operation != "CancelTask":
@@ -104,6 +106,7 @@ A terminal task cannot be restarted: a message that names it (`message.taskId`) 
 UnsupportedOperationError. Follow-ups belong in a new task with the same `contextId`.""",
     example="SendMessage with taskId of a canceled task",
     fix="Start a new task in the same contextId (omit taskId, keep contextId).",
+    lenient="this agent took a message for a task that had ended; an agent that follows the spec refuses it",
 )
 def message_terminal(call, session):
     if call.operation not in ("SendMessage", "SendStreamingMessage") or call.task_id is None:
@@ -128,6 +131,7 @@ A stream closes when its task ends, and SubscribeToTask on a terminal task fails
 UnsupportedOperationError. Re-subscribing after a normal terminal close is a wasted round trip.""",
     example="the stream ends with TASK_STATE_COMPLETED; then SubscribeToTask on that task",
     fix="Subscribe only to tasks that are still running; after a terminal event, stop.",
+    kind="redundant",
 )
 def subscribe_terminal(call, session):
     if call.operation != "SubscribeToTask":
@@ -153,7 +157,7 @@ streaming (SubscribeToTask, SendStreamingMessage) or push notifications, one str
 webhook config replaces the whole loop.""",
     example="GetTask, GetTask, GetTask on a working task of an agent with streaming: true",
     fix="Subscribe to the task, or register a push config, instead of polling.",
-    wasted=False,
+    kind="advice",
 )
 def poll_while_push_or_stream(call, session):
     if call.operation != "GetTask" or call.task_id is None:
@@ -181,14 +185,13 @@ def poll_while_push_or_stream(call, session):
 `returnImmediately: true` makes SendMessage answer at once, so the client must then find out how
 the task ends. Polling GetTask to the end costs a round trip per look, where the default blocking
 SendMessage (one round trip) or SendStreamingMessage would have carried the result.""",
-    example="SendMessage {returnImmediately: true}; GetTask; GetTask -> TASK_STATE_COMPLETED",
+    example="SendMessage {returnImmediately: true}; GetTask; GetTask -> TASK_STATE_COMPLETED (two wasted polls)",
     fix="Leave returnImmediately off, stream, or register a push config.",
-    wasted=False,
+    kind="redundant",
 )
 def return_immediately_poll(call, session):
+    """Every poll of the loop is a round trip the blocking call would not have made."""
     if call.operation != "GetTask" or call.task_id is None:
-        return
-    if not any(task == call.task_id and state in spec.TERMINAL_STATES for task, state in call.states):
         return
     if call.task_id in session.ended:
         return  # the loop had already ended; poll-terminal says the rest
@@ -197,9 +200,11 @@ def return_immediately_poll(call, session):
         return
     configuration = send.params.get("configuration")
     if isinstance(configuration, dict) and configuration.get("returnImmediately") is True:
-        polls = [c for c in session.task_history(call.task_id) if c.operation == "GetTask"]
-        yield Hit(f"{ref(send, call)} asked to return immediately, then {len(polls) + 1} GetTask calls polled "
-                  "task {call.task_id} to its end".replace("{call.task_id}", call.task_id), [send])
+        polls = sum(1 for c in session.task_history(call.task_id) if c.operation == "GetTask") + 1
+        ended = any(task == call.task_id and state in spec.TERMINAL_STATES for task, state in call.states)
+        end = " and found it ended" if ended else ""
+        yield Hit(f"poll {polls} of task {call.task_id}{end}: {ref(send, call)} asked to return immediately, "
+                  "where a blocking SendMessage or a stream would have carried the result", [send])
 
 
 @rule(
@@ -212,6 +217,7 @@ def return_immediately_poll(call, session):
 the agent either do the work twice or answer with what it already answered.""",
     example="two SendMessage calls with messageId 5bc8…",
     fix="Make a new messageId for each new message; retry only when the first attempt failed in transit.",
+    kind="redundant",
 )
 def duplicate_message_id(call, session):
     if call.operation not in ("SendMessage", "SendStreamingMessage") or not call.message_id:
@@ -231,6 +237,7 @@ A ListTasks response with an empty `nextPageToken` is the last page. Asking agai
 filters and a page token finds nothing new. A `pageSize` outside 1–100 is refused.""",
     example='ListTasks -> nextPageToken: ""; then ListTasks with a pageToken',
     fix="Stop paging when nextPageToken is empty; keep pageSize within 1–100.",
+    kind="redundant",
 )
 def list_past_last_page(call, session):
     if call.operation != "ListTasks":
@@ -239,7 +246,7 @@ def list_past_last_page(call, session):
     if isinstance(size, str) and size.isdigit():
         size = int(size)
     if isinstance(size, int) and not 1 <= size <= 100:
-        yield Hit(f"pageSize {size} is outside 1–100")
+        yield Hit(f"pageSize {size} is outside 1–100", kind="predicted")
     if not call.params.get("pageToken"):
         return
     filters = {k: v for k, v in call.params.items() if k not in ("pageToken", "tenant")}
@@ -267,6 +274,7 @@ between reading a task and subscribing to it. A GetTask just before it fetches t
 snapshot twice.""",
     example="GetTask t1; SubscribeToTask t1",
     fix="Subscribe directly and read the task from the first event.",
+    kind="advice",
 )
 def get_before_subscribe(call, session):
     if call.operation != "SubscribeToTask" or call.task_id is None:
