@@ -24,7 +24,7 @@ EXPECTED["duplicate-message-id"] = "wasted"
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_each_rule_case_is_judged_by_its_outcome(tmp_path, rule_id):
-    blocks, exchange, _ = CASES[rule_id]
+    blocks, _, _ = CASES[rule_id]
     finding = next(f for f in analyze([write(tmp_path, *blocks)]).findings if f.rule == rule_id)
     assert finding.outcome == EXPECTED[rule_id], finding.message
     assert finding.wasted == (finding.outcome == "wasted")
