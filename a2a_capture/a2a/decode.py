@@ -7,6 +7,7 @@ Pure functions over the capture model. Unknown or broken traffic is classified a
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,6 +17,8 @@ from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card, parse_card
 from a2a_capture.capture.models import Exchange
 
+#: the recorder's note on an HTTPS exchange (docs/capture-format.md)
+_TLS_NOTE = re.compile(r"over TLS to (\S+)\Z")
 #: members of a task or event that hold no further tasks
 _NOT_TASKS = frozenset({"history", "artifacts", "message", "metadata", "parts", "status"})
 
@@ -40,7 +43,10 @@ class Call(BaseModel):
     line: int | None = None
     #: "card", "jsonrpc", "rest", "webhook" or "other"
     kind: str = "other"
-    agent: str | None = None  # scheme://host:port
+    agent: str | None = None  # scheme://host:port, as the client addressed it
+    #: the origin of the server that answered, where it is not ``agent``: the upstream of a
+    #: reverse-proxy listener, or the address behind a host name
+    upstream: str | None = None
     method: str = ""
     path: str = ""
     query: dict[str, list[str]] = Field(default_factory=dict)
@@ -113,13 +119,13 @@ def decode(exchange: Exchange, file: str = "") -> Call:
         method=request.method.upper(),
         path=split.path or "/",
         query=parse_qs(split.query),
-        agent=_agent(exchange, split),
         version_header=request.header(spec.VERSION_HEADER),
         status=response.status if response is not None else None,
         notes=[*exchange.notes, *exchange.response_notes, *exchange.trailing_notes],
         headers=list(request.headers),
         response_headers=list(response.headers) if response is not None else [],
     )
+    call.agent, call.upstream = _origins(exchange, split, call.notes)
     meta = exchange.meta
     if meta.started_at is not None:
         call.started = meta.started_at.timestamp()
@@ -379,14 +385,35 @@ def _frame_json(frame):
     return _json(frame.data.encode() if frame.data else b"")[0]
 
 
-def _agent(exchange: Exchange, split) -> str | None:
+def _origins(exchange: Exchange, split, notes: list[str]) -> tuple[str | None, str | None]:
+    """(the origin the client addressed, the server's origin where that differs).
+
+    The scheme comes from what the capture knows: an absolute-form target says it; else the
+    recorder's TLS note does, when it names the host the client addressed (a reverse proxy
+    in front of a TLS upstream names the upstream instead, and the client spoke to the
+    listener); else plain HTTP.
+    """
+    tls = next((match.group(1).lower() for note in notes if (match := _TLS_NOTE.match(note))), None)
+    server = exchange.meta.server
     if split.scheme and split.netloc:  # absolute-form target, as sent to a forward proxy
-        scheme, netloc = split.scheme.lower(), split.netloc.lower()
+        agent = _origin(split.scheme.lower(), split.netloc)
     else:
-        host = exchange.request.header("host") or exchange.meta.server
+        host = exchange.request.header("host") or server
         if not host:
-            return None
-        scheme, netloc = "http", host.strip().lower()
+            return None, None
+        agent = _origin("http", host)
+        if tls is not None and _origin("https", tls) == _origin("https", host):
+            agent = _origin("https", host)
+    upstream = None
+    if tls is not None and not agent.startswith("https:"):
+        upstream = _origin("https", server or tls)  # a listener in front of a TLS upstream
+    elif server:
+        upstream = _origin(agent.split(":", 1)[0], server)
+    return agent, upstream if upstream != agent else None
+
+
+def _origin(scheme: str, netloc: str) -> str:
+    netloc = netloc.strip().lower()
     if ":" not in netloc.rsplit("]", 1)[-1]:
         netloc += ":443" if scheme == "https" else ":80"
     return f"{scheme}://{netloc}"

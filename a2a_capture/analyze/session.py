@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit, urlunsplit
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card, Interface
 from a2a_capture.a2a.decode import Call
 
 _MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)")
+#: the recorder's note on a card it pointed at its listener (docs/capture-format.md)
+_REWROTE = re.compile(r"a2a-capture rewrote the card's interface (\S+) to (\S+) ")
 
 
 @dataclass
@@ -65,6 +68,8 @@ class Session:
     by_operation: dict[tuple[str | None, str | None], list[Call]] = field(default_factory=dict)
     sent_messages: dict[tuple[str | None, str], Call] = field(default_factory=dict)  # by agent_key
     last_a2a: dict[str | None, Call] = field(default_factory=dict)
+    #: an upstream's origin -> the origin the client addresses it by (a reverse-proxy listener)
+    fronts: dict[str, str] = field(default_factory=dict)
 
     # -- questions rules ask ------------------------------------------------------------------
 
@@ -90,7 +95,21 @@ class Session:
         held = self.held_card(call)
         if held is None or call.agent is None:
             return []
-        return [i for i in held.card.interfaces if _origin_text(i) == call.agent]
+        return [i for i in held.card.interfaces if self.origin_of(i) == call.agent]
+
+    def origin_of(self, interface: Interface) -> str:
+        """An interface's origin as the client addresses it: a listener stands for its upstream."""
+        origin = _origin_text(interface)
+        return self.fronts.get(origin, origin)
+
+    def address_of(self, interface: Interface) -> str:
+        """An interface's URL in the client's terms, so that messages compare like with like."""
+        origin = _origin_text(interface)
+        front = self.fronts.get(origin)
+        if front is None:
+            return interface.url
+        parts = urlsplit(interface.url)
+        return urlunsplit((*urlsplit(front)[:2], parts.path, parts.query, parts.fragment))
 
     def previous(self, where, agent: str | None = None, among: list[Call] | None = None) -> Call | None:
         """The latest earlier call that satisfies ``where``, optionally to one agent.
@@ -119,6 +138,7 @@ class Session:
     # -- learning from a call -------------------------------------------------------------------
 
     def apply(self, call: Call) -> None:
+        self._learn_fronts(call)
         if call.kind == "card" and call.card is not None and call.agent:
             self._hold(call, call.card, extended=False)
         elif call.kind == "card" and call.status == 304 and card_url(call) in self.card_urls:
@@ -147,6 +167,17 @@ class Session:
         if call.is_a2a:
             self.last_a2a[call.agent] = call
 
+    def _learn_fronts(self, call: Call) -> None:
+        if call.agent is None:
+            return
+        if call.upstream is not None:
+            self.fronts.setdefault(call.upstream, call.agent)
+        for note in call.notes:
+            match = _REWROTE.match(note)
+            if match:
+                old, new = (_origin_text(Interface(url=url, binding="")) for url in match.groups())
+                self.fronts.setdefault(old, new)
+
     def _hold(self, call: Call, card: Card, extended: bool) -> None:
         cache_control = (call.response_header("cache-control") or "").lower()
         match = _MAX_AGE.search(cache_control)
@@ -163,7 +194,7 @@ class Session:
         if previous is not None:
             self.interfaces = [entry for entry in self.interfaces if entry[2] is not previous]
         for interface in card.interfaces:
-            self.interfaces.append((_origin_text(interface), interface.path, held))
+            self.interfaces.append((self.origin_of(interface), interface.path, held))
 
     def _see(self, task: str, state: str, call: Call) -> None:
         seen = TaskSeen(state=state, call=call, agent=call.agent)

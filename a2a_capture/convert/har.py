@@ -78,6 +78,8 @@ def _exchange(entry: dict, number: int, webhook: bool, foreign: bool) -> Exchang
         )
         if foreign and response.is_event_stream:
             notes.append(LOST_IN_HAR)
+    if foreign and url.scheme == "https" and url.hostname:  # the note the recorder writes for HTTPS
+        notes.append(f"over TLS to {url.hostname}:{url.port or 443}")
     if foreign and _is_http2(request.get("httpVersion")):
         notes.append(f"recorded over {request.get('httpVersion')}; written as HTTP/1.1 text")
     ours = "_a2aStart" in entry  # written by a2a-capture: its own fields are exact

@@ -117,7 +117,7 @@ def interface_undeclared(call, session):
         return
     if _matching_interfaces(call, session):
         return
-    declared = [f"{i.binding} {i.url}" for i in held.card.interfaces]
+    declared = [f"{i.binding} {session.address_of(i)}" for i in held.card.interfaces]
     where = call.path if call.binding == "JSONRPC" else (call.base_path or "/")
     yield Hit(f"{call.binding} call to {call.agent}{where}, which the card ({ref(held.fetch, call)}) does not "
               f"declare; it declares {'; '.join(declared)}", [held.fetch])
@@ -147,7 +147,8 @@ def interface_not_preferred(call, session):
     for interface in held.card.interfaces:
         if interface.binding.upper() == used.binding.upper() and interface.version == used.version:
             if interface is not used and interface.url != used.url:
-                yield Hit(f"sent to {used.url}, but the card prefers {interface.url} for {used.binding} "
+                yield Hit(f"sent to {session.address_of(used)}, but the card prefers {session.address_of(interface)} "
+                          f"for {used.binding} "
                           f"{used.version or ''}".rstrip(), [held.fetch])
             return
 
