@@ -31,6 +31,8 @@ class CallError(BaseModel):
     http_status: int | None = None
     reason: str | None = None  # ErrorInfo reason
     message: str = ""
+    #: the message or data says the task had already ended, whatever the code
+    task_ended: bool = False
 
 
 class Call(BaseModel):
@@ -305,10 +307,10 @@ def _read_results(call: Call, result: object, frames: list) -> None:
     states = task_states(result)
     for frame in frames:
         data = _frame_json(frame)
-        if frame.event == "error" and call.error is None:
-            call.error = _error_from(data, None)
-        elif isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
-            call.error = _error_from(data["error"], None)
+        if isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
+            call.error = _error_from(data["error"], None, _pre_1(call))  # a JSON-RPC envelope, any event
+        elif frame.event == "error" and call.error is None:
+            call.error = _error_from(data, None, _pre_1(call))
         states += task_states(data)
     call.states = states
     if call.task_id is None and states:
@@ -338,17 +340,29 @@ def task_states(value: object, limit: int = 500) -> list[tuple[str, str]]:
 def _read_error(call: Call) -> None:
     body = call.response_json
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        call.error = _error_from(body["error"], call.status)
+        call.error = _error_from(body["error"], call.status, _pre_1(call))
     elif call.status is not None and call.status >= 400:
-        call.error = _error_from(body if isinstance(body, dict) else None, call.status)
+        call.error = _error_from(body if isinstance(body, dict) else None, call.status, _pre_1(call))
 
 
-def _error_from(error: object, status: int | None) -> CallError:
+def _pre_1(call: Call) -> bool:
+    """Whether the call spoke a version before 1.0, whose error names differ."""
+    version = call.version_header or call.spelled_version
+    return version is not None and version.startswith("0.")
+
+
+def _error_from(error: object, status: int | None, pre_1: bool = False) -> CallError:
     """An error from a JSON-RPC error object, a google.rpc.Status, or RFC 9457 problem JSON."""
     result = CallError(http_status=status if status and status >= 400 else None)
     if not isinstance(error, dict):
         result.name = _status_name(status)
         return result
+    data = error.get("data")
+    said = " ".join(text for text in (error.get("message"), error.get("detail"),
+                                      data if isinstance(data, str) else
+                                      json.dumps(data)[:2000] if isinstance(data, (dict, list)) else None)
+                    if isinstance(text, str))
+    result.task_ended = bool(spec.TASK_ENDED_WORDS.search(said))
     code = error.get("code")
     message = error.get("message") or error.get("title") or error.get("detail")
     result.message = message if isinstance(message, str) else ""
@@ -360,7 +374,8 @@ def _error_from(error: object, status: int | None) -> CallError:
     if isinstance(code, int) and code < 0:
         result.code = code
         kind = spec.ERRORS_BY_CODE.get(code)
-        result.name = kind.name if kind else f"JSON-RPC error {code}"
+        result.name = (spec.ERROR_NAMES_0X.get(code) if pre_1 else None) or (
+            kind.name if kind else f"JSON-RPC error {code}")
     elif result.reason in spec.ERRORS_BY_REASON:
         result.name = spec.ERRORS_BY_REASON[result.reason].name
     else:

@@ -29,23 +29,49 @@ OPERATIONS = (
 #: operations whose success is an SSE stream
 STREAMING_OPERATIONS = frozenset({"SendStreamingMessage", "SubscribeToTask"})
 
-#: JSON-RPC method names of 0.3 (and older) -> (canonical operation, version that spelled it)
-LEGACY_METHODS: dict[str, tuple[str, str]] = {
-    "message/send": ("SendMessage", "0.3"),
-    "message/stream": ("SendStreamingMessage", "0.3"),
-    "tasks/get": ("GetTask", "0.3"),
-    "tasks/cancel": ("CancelTask", "0.3"),
-    "tasks/resubscribe": ("SubscribeToTask", "0.3"),
-    "tasks/pushNotificationConfig/set": ("CreateTaskPushNotificationConfig", "0.3"),
-    "tasks/pushNotificationConfig/get": ("GetTaskPushNotificationConfig", "0.3"),
-    "tasks/pushNotificationConfig/list": ("ListTaskPushNotificationConfigs", "0.3"),
-    "tasks/pushNotificationConfig/delete": ("DeleteTaskPushNotificationConfig", "0.3"),
-    "agent/getAuthenticatedExtendedCard": ("GetExtendedAgentCard", "0.3"),
-    "tasks/send": ("SendMessage", "0.1"),
-    "tasks/sendSubscribe": ("SendStreamingMessage", "0.1"),
-    "tasks/pushNotification/set": ("CreateTaskPushNotificationConfig", "0.1"),
-    "tasks/pushNotification/get": ("GetTaskPushNotificationConfig", "0.1"),
+#: JSON-RPC method names before 1.0 -> (canonical operation, the protocol versions that spell it
+#: so, oldest first); reference §3.2: 0.2 renamed tasks/send and tasks/sendSubscribe to
+#: message/send and message/stream, and tasks/pushNotification/* to tasks/pushNotificationConfig/*
+LEGACY_METHOD_VERSIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "message/send": ("SendMessage", ("0.2", "0.3")),
+    "message/stream": ("SendStreamingMessage", ("0.2", "0.3")),
+    "tasks/get": ("GetTask", ("0.1", "0.2", "0.3")),
+    "tasks/cancel": ("CancelTask", ("0.1", "0.2", "0.3")),
+    "tasks/resubscribe": ("SubscribeToTask", ("0.1", "0.2", "0.3")),
+    "tasks/pushNotificationConfig/set": ("CreateTaskPushNotificationConfig", ("0.2", "0.3")),
+    "tasks/pushNotificationConfig/get": ("GetTaskPushNotificationConfig", ("0.2", "0.3")),
+    "tasks/pushNotificationConfig/list": ("ListTaskPushNotificationConfigs", ("0.3",)),
+    "tasks/pushNotificationConfig/delete": ("DeleteTaskPushNotificationConfig", ("0.3",)),
+    "agent/getAuthenticatedExtendedCard": ("GetExtendedAgentCard", ("0.3",)),
+    "tasks/send": ("SendMessage", ("0.1",)),
+    "tasks/sendSubscribe": ("SendStreamingMessage", ("0.1",)),
+    "tasks/pushNotification/set": ("CreateTaskPushNotificationConfig", ("0.1",)),
+    "tasks/pushNotification/get": ("GetTaskPushNotificationConfig", ("0.1",)),
 }
+#: method -> (canonical operation, the newest version that spells it so)
+LEGACY_METHODS: dict[str, tuple[str, str]] = {
+    method: (operation, versions[-1]) for method, (operation, versions) in LEGACY_METHOD_VERSIONS.items()
+}
+
+
+def spells(name_version: str, versions: tuple[str, ...] | None, declared: str) -> bool:
+    """Whether a method name of ``name_version`` (valid in ``versions``) belongs to ``declared``.
+
+    1.x versions share their names; before 1.0 each minor version had its own (0.3.0 is 0.3).
+    """
+    declared = ".".join(declared.split(".")[:2])
+    if name_version.startswith("1."):
+        return declared.split(".")[0] == "1"
+    return declared in (versions or (name_version,))
+
+
+def method_name(operation: str, version: str) -> str | None:
+    """How ``version`` spells an operation's JSON-RPC method: for messages that name the right one."""
+    version = ".".join(version.split(".")[:2])
+    if version.split(".")[0] == "1":
+        return operation
+    return next((method for method, (op, versions) in LEGACY_METHOD_VERSIONS.items()
+                 if op == operation and version in versions), None)
 
 #: where each JSON-RPC method's task id sits in params
 TASK_ID_PARAM: dict[str, tuple[str, ...]] = {
@@ -189,10 +215,19 @@ ERRORS: tuple[ErrorKind, ...] = (
     ErrorKind("InternalError", -32603, 500, "INTERNAL_ERROR"),
 )
 ERRORS_BY_CODE = {kind.code: kind for kind in ERRORS if kind.code is not None}
+#: where 0.x named a code otherwise (reference §5.1: -32007 was the authenticated extended card's)
+ERROR_NAMES_0X = {-32007: "AuthenticatedExtendedCardNotConfiguredError"}
 ERRORS_BY_REASON = {kind.reason: kind for kind in ERRORS if kind.reason is not None}
 
 #: errors that say the request itself was broken (§9.5)
 MALFORMED_ERRORS = frozenset({"JSONParseError", "InvalidRequestError", "InvalidParamsError"})
+
+#: an error's message or data saying the task has ended: agents answer a call on a finished task
+#: with many codes (-32602 from a2a-sdk 0.3 for tasks/resubscribe, -32004 in 1.0); the words tell
+TASK_ENDED_WORDS = re.compile(
+    r"(?i)terminal\s+state|in\s+a\s+terminal|is\s+terminal|already\s+(?:completed|finished|ended|done|canceled|cancelled"
+    r"|failed|rejected)|task\s+(?:has\s+)?(?:ended|finished)|(?:is|was)\s+(?:completed|canceled|cancelled|failed|rejected)"
+    r"|not\s+(?:cancelable|cancellable|resubscribable)")
 
 
 # -- capability gates (§3.3.4) ---------------------------------------------------------------------
@@ -203,6 +238,16 @@ class Gate:
     capability: str  # the AgentCapabilities field
     rule: str  # the rule that flags a call the card rules out
     error: str  # what the server answers
+
+
+#: how a card of each shape spells a capability, for messages that quote the card's own field
+CAPABILITY_FIELDS: dict[tuple[str, str], str] = {
+    ("extendedAgentCard", "0.3"): "supportsAuthenticatedExtendedCard",
+}
+
+
+def capability_field(capability: str, shape: str) -> str:
+    return CAPABILITY_FIELDS.get((capability, shape), f"capabilities.{capability}")
 
 
 GATES: dict[str, Gate] = {

@@ -17,8 +17,9 @@ def _gated(capability_rule: str):
         gate = spec.GATES.get(call.operation)
         if gate is not None and gate.rule == capability_rule and not held.card.capability(gate.capability):
             answer = f"; the agent answered {call.error.name}" if call.error else ""
+            field = spec.capability_field(gate.capability, held.card.shape)
             yield Hit(f"{call.operation} on {held.card.name or call.agent}, whose card ("
-                      f"{ref(held.fetch, call)}) has no capabilities.{gate.capability}{answer}", [held.fetch])
+                      f"{ref(held.fetch, call)}) has no {field}{answer}", [held.fetch])
         elif (capability_rule == "capability-push" and call.inline_push
               and not held.card.push_notifications):
             yield Hit(f"{call.operation} carries a push notification config, but the card of "

@@ -8,10 +8,6 @@ from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
 
 
-def _major(version: str | None) -> str | None:
-    return version.split(".")[0] if version else None
-
-
 def _declared_versions(call, session) -> set[str]:
     """The protocol versions the card declares for the interface this call went to."""
     versions = set()
@@ -80,19 +76,22 @@ MethodNotFoundError (-32601) or VersionNotSupportedError.""",
 def method_version_mismatch(call, session):
     if not call.is_a2a or call.spelled_version is None:
         return
-    spelled = "0.3" if call.spelled_version in ("0.1", "0.2") else call.spelled_version
+    versions = spec.LEGACY_METHOD_VERSIONS.get(call.rpc_method or "", (None, None))[1]
     name = call.rpc_method or f"{call.method} {call.path}"
     header = call.version_header
-    if header and _major(header) != _major(spelled) and not (spelled == "0.3" and _major(header) == "0"):
+    if header and not spec.spells(call.spelled_version, versions, header):
         yield Hit(f"{name} is a {call.spelled_version} name but the request says A2A-Version: {header}",
                   lenient=f"this agent accepts {call.spelled_version} names under A2A-Version {header}; an agent "
                           "that follows the spec refuses them")
         return
     declared = _declared_versions(call, session)
-    if declared and not any(_major(v) == _major(spelled) for v in declared):
+    if declared and not any(spec.spells(call.spelled_version, versions, v) for v in declared):
         held = session.held_card(call)
+        right = [spec.method_name(call.operation, v) for v in sorted(declared)] if call.rpc_method else []
+        instead = f" (it spells {call.operation} {' or '.join(dict.fromkeys(r for r in right if r))})" \
+            if any(right) else ""
         yield Hit(f"{name} is a {call.spelled_version} name, but the interface it was sent to declares "
-                  f"protocolVersion {', '.join(sorted(declared))}", [held.fetch] if held else [],
+                  f"protocolVersion {', '.join(sorted(declared))}{instead}", [held.fetch] if held else [],
                   lenient=f"this agent accepts {call.spelled_version} names; an agent that follows its card "
                           "refuses them")
 
@@ -268,7 +267,7 @@ def malformed_request(call, session):
                                                                         "INVALID_PARAMS")
     if call.binding == "HTTP+JSON" and error.http_status == 400 and _rest_status(call) == "INVALID_ARGUMENT":
         malformed = True
-    if malformed:
+    if malformed and not error.task_ended:  # a valid call on a finished task: the task rules say so
         what = error.name or f"HTTP {error.http_status}"
         detail = f": {error.message}" if error.message else ""
         body = " (the body is not JSON)" if call.request_json_error else ""

@@ -13,6 +13,12 @@ def _ended(call, session):
     return session.ended.get(call.task_id)
 
 
+def _refused_as_ended(error) -> bool:
+    """The answer a call on a finished task gets: UnsupportedOperationError in 1.0 (§3.1.1, §3.1.6), or
+    any error whose words say the task had ended (0.3 servers answer -32602 or -32603 with a message)."""
+    return error.name == "UnsupportedOperationError" or error.task_ended
+
+
 def _state_word(state: str) -> str:
     return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
 
@@ -92,8 +98,8 @@ def cancel_terminal(call, session):
     if ended is not None:
         yield Hit(f"{ref(ended.call, call)} had already shown task {call.task_id} {_state_word(ended.state)}",
                   [ended.call])
-    elif call.error is not None and call.error.name == "TaskNotCancelableError":
-        yield Hit(f"the agent answered TaskNotCancelableError: task {call.task_id} had already ended")
+    elif call.error is not None and (call.error.name == "TaskNotCancelableError" or call.error.task_ended):
+        yield Hit(f"the agent answered {call.error.name}: task {call.task_id} had already ended")
 
 
 @rule(
@@ -117,7 +123,7 @@ def message_terminal(call, session):
     if ended is not None and ended.call is not call:
         yield Hit(f"the message names task {call.task_id}, which {ref(ended.call, call)} had shown "
                   f"{_state_word(ended.state)}; send a new task in its context instead", [ended.call])
-    elif call.error is not None and call.error.name == "UnsupportedOperationError" and ended is None:
+    elif call.error is not None and _refused_as_ended(call.error) and ended is None:
         yield Hit(f"the agent refused a message to task {call.task_id}: it had already ended")
 
 
@@ -140,10 +146,11 @@ def subscribe_terminal(call, session):
     if ended is not None:
         yield Hit(f"{ref(ended.call, call)} had already shown task {call.task_id} {_state_word(ended.state)}",
                   [ended.call])
-    elif call.error is not None and call.error.name == "UnsupportedOperationError":
+    elif call.error is not None and _refused_as_ended(call.error):
         held = session.held_card(call)
-        if held is None or held.card.streaming:
-            yield Hit(f"the agent refused to subscribe to task {call.task_id}: it had already ended")
+        if held is None or held.card.streaming or call.error.task_ended:
+            yield Hit(f"the agent refused to subscribe to task {call.task_id} ({call.error.name}): it had already "
+                      "ended")
 
 
 @rule(

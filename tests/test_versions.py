@@ -1,0 +1,75 @@
+"""Every protocol version in the tables: 0.1/0.2 names, errors read per version, the card's own field names."""
+
+from __future__ import annotations
+
+import json
+
+from a2a_capture.analyze.engine import analyze
+from tests.builders import ORIGIN, block, error, fetch_card, http_request, http_response, message, rpc, write
+
+PLAIN = ["Content-Type: application/json"]  # a 0.x client sends no A2A-Version
+CARD_03 = {"name": "old", "description": "A 0.3 agent.", "url": f"{ORIGIN}/rpc", "protocolVersion": "0.3.0",
+           "preferredTransport": "JSONRPC", "version": "1", "capabilities": {"streaming": True},
+           "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": []}
+SEND = {"message": {**message(), "role": "user", "kind": "message"}}
+TASK_03 = {"kind": "task", "id": "t-1", "contextId": "c", "status": {"state": "completed"}}
+
+
+def _findings(tmp_path, *blocks):
+    return [(f.exchange, f.rule) for f in analyze([write(tmp_path, *blocks)]).findings]
+
+
+def test_a_01_name_on_a_03_interface_is_a_version_mismatch_that_names_the_right_one(tmp_path):
+    analysis = analyze([write(tmp_path, fetch_card(1, CARD_03),
+                              rpc(2, "tasks/send", SEND, headers=PLAIN, error=error(-32601)))])
+    finding = next(f for f in analysis.findings if f.rule == "method-version-mismatch")
+    assert "tasks/send is a 0.1 name" in finding.message and "declares protocolVersion 0.3" in finding.message
+    assert "(it spells SendMessage message/send)" in finding.message
+    assert finding.outcome == "wasted"
+
+
+def test_names_0_3_shares_with_older_versions_pass(tmp_path):
+    blocks = [fetch_card(1, CARD_03), rpc(2, "message/send", SEND, headers=PLAIN, result=TASK_03),
+              rpc(3, "tasks/get", {"id": "t-2"}, headers=PLAIN, result={**TASK_03, "id": "t-2"}),
+              rpc(4, "message/send", {"message": {**SEND["message"], "messageId": "m-2"}},
+                  headers=[*PLAIN, "A2A-Version: 0.3"], result={**TASK_03, "id": "t-3"})]
+    assert _findings(tmp_path, *blocks) == []
+
+
+def test_a_01_name_under_a_03_header_is_a_mismatch(tmp_path):
+    blocks = [rpc(1, "tasks/sendSubscribe", SEND, headers=[*PLAIN, "A2A-Version: 0.3"], error=error(-32601))]
+    assert _findings(tmp_path, *blocks) == [("1", "method-version-mismatch")]
+
+
+def test_resubscribe_answered_invalid_params_on_a_finished_task_is_subscribe_terminal(tmp_path):
+    ended = error(-32602, message_text="Task t-1 is in terminal state: completed")
+    unseen = [fetch_card(1, CARD_03), rpc(2, "tasks/resubscribe", {"id": "t-1"}, headers=PLAIN, error=ended)]
+    assert _findings(tmp_path, *unseen) == [("2", "subscribe-terminal")]
+    seen = [fetch_card(1, CARD_03), rpc(2, "message/send", SEND, headers=PLAIN, result=TASK_03),
+            rpc(3, "tasks/resubscribe", {"id": "t-1"}, headers=PLAIN, error=ended)]
+    assert _findings(tmp_path, *seen) == [("3", "subscribe-terminal")]
+    invalid = [fetch_card(1, CARD_03), rpc(2, "tasks/resubscribe", {}, headers=PLAIN,
+                                           error=error(-32602, message_text="Invalid params: id is required"))]
+    assert _findings(tmp_path, *invalid) == [("2", "malformed-request")]
+
+
+def test_a_03_card_is_quoted_with_its_own_field_names(tmp_path):
+    analysis = analyze([write(tmp_path, fetch_card(1, CARD_03),
+                              rpc(2, "agent/getAuthenticatedExtendedCard", {}, headers=PLAIN,
+                                  error=error(-32007, message_text="not configured")))])
+    finding = next(f for f in analysis.findings if f.rule == "capability-extended-card")
+    assert "has no supportsAuthenticatedExtendedCard" in finding.message
+    assert "capabilities.extendedAgentCard" not in finding.message
+    assert "AuthenticatedExtendedCardNotConfiguredError" in finding.message
+
+
+def test_an_sse_error_event_with_a_jsonrpc_envelope_is_read_as_the_error(tmp_path):
+    envelope = {"jsonrpc": "2.0", "id": 2, "error": {"code": -32001, "message": "Task not found"}}
+    frames = "event: error\ndata: " + json.dumps(envelope)
+    request = http_request("POST", "/rpc", PLAIN, {"jsonrpc": "2.0", "id": 2, "method": "tasks/resubscribe",
+                                                   "params": {"id": "nope"}})
+    streamed = block(2, "resubscribe", request, http_response(200, frames, content_type="text/event-stream"))
+    analysis = analyze([write(tmp_path, fetch_card(1, CARD_03), streamed)])
+    call = analysis.calls[1]
+    assert call.error == "TaskNotFoundError"
+    assert [(f.exchange, f.rule) for f in analysis.findings] == [("2", "task-unknown")]
