@@ -81,7 +81,8 @@ class ScriptedExecutor(AgentExecutor):
         await updater.cancel()
 
 
-def agent_card(name: str, base: str, *, streaming: bool, push: bool, bearer: bool = False) -> AgentCard:
+def agent_card(name: str, base: str, *, streaming: bool, push: bool, bearer: bool = False,
+               skill_modes: bool = False) -> AgentCard:
     card = AgentCard(
         name=name,
         description=f"{name}: a scripted agent for a2a-capture's tests.",
@@ -95,6 +96,9 @@ def agent_card(name: str, base: str, *, streaming: bool, push: bool, bearer: boo
         default_output_modes=["text/plain"],
         skills=[AgentSkill(id="run", name="Run", description="Runs the job it is given.", tags=["test"])],
     )
+    if skill_modes:  # clients that require them (fasta2a's) can read the card
+        card.skills[0].input_modes.append("text/plain")
+        card.skills[0].output_modes.append("text/plain")
     if bearer:
         card.security_schemes["bearer"].http_auth_security_scheme.scheme = "Bearer"
         card.security_requirements.add().schemes["bearer"].list.extend([])
@@ -102,11 +106,12 @@ def agent_card(name: str, base: str, *, streaming: bool, push: bool, bearer: boo
 
 
 def build_app(name: str, port: int, *, streaming: bool = True, push: bool = False, bearer: bool = False,
-              public_base: str | None = None, step: float = 0.02, push_proxy: str | None = None) -> Starlette:
+              public_base: str | None = None, step: float = 0.02, push_proxy: str | None = None,
+              skill_modes: bool = False) -> Starlette:
     """The agent as an ASGI app. ``public_base`` is the URL its card advertises; webhooks go
     through ``push_proxy`` when it is given (so a recorder sees them)."""
     base = public_base or f"http://{HOST}:{port}"
-    card = agent_card(name, base, streaming=streaming, push=push, bearer=bearer)
+    card = agent_card(name, base, streaming=streaming, push=push, bearer=bearer, skill_modes=skill_modes)
     push_store = InMemoryPushNotificationConfigStore() if push else None
     handler = DefaultRequestHandler(
         agent_executor=ScriptedExecutor(step),

@@ -45,3 +45,7 @@ def sarif_schema() -> dict:
         with tarfile.open(archive) as tar:
             target.write_bytes(tar.extractfile(SARIF_SCHEMA_MEMBER).read())
     return json.loads(target.read_text())
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "live: starts real servers and mitmdump; foreign stacks get venvs of their own")

@@ -13,7 +13,7 @@ from a2a.client import ClientConfig, create_client
 from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest
 
 from a2a_capture.capture import read_capture
-from tests.live import Recorder, agent, free_port, serve
+from tests.live import Recorder, agent, free_port, mitmproxy_trust, serve
 
 
 def send(text: str, message_id: str) -> SendMessageRequest:
@@ -355,64 +355,21 @@ def test_the_record_command_starts_says_where_and_stops_cleanly_on_sigterm(tmp_p
     assert busy.returncode == 2 and f"cannot listen on 127.0.0.1:{port}".encode() in busy.stderr
 
 
-def _self_signed(directory):
-    """A certificate for 127.0.0.1, made here: the agent's TLS in the HTTPS test."""
-    import datetime
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .sign(key, hashes.SHA256()))
-    key_file, cert_file = directory / "agent.key", directory / "agent.pem"
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    return key_file, cert_file
-
-
 def test_https_is_recorded_with_a_note(tmp_path):
     """A client going through the forward proxy to an agent over TLS (HTTP/2 is unit-tested above:
     uvicorn speaks HTTP/1.1 only, and mitmproxy follows the upstream's protocol)."""
-    import ssl
-    import threading
+    from tests.live import tls_agent
 
-    import uvicorn
-
-    from tests.agents import build_app
-    from tests.live import wait_for_port
-
-    key_file, cert_file = _self_signed(tmp_path)
-    port, proxy = free_port(), free_port()
-    app = build_app("secure", port, streaming=False, public_base=f"https://127.0.0.1:{port}")
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off",
-                                           ssl_keyfile=str(key_file), ssl_certfile=str(cert_file)))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+    proxy = free_port()
     output = tmp_path / "tls.http"
-    try:
-        wait_for_port(port)
+    with tls_agent("secure", tmp_path, streaming=False) as url:
         # mitmproxy makes its CA in confdir; the client trusts it, as a user would
         with Recorder(output, proxy_port=proxy, extra=["--set", f"confdir={tmp_path}", "--set", "ssl_insecure=true"]):
-            trust = ssl.create_default_context(cafile=str(tmp_path / "mitmproxy-ca-cert.pem"))
-            with httpx.Client(proxy=f"http://127.0.0.1:{proxy}", verify=trust, http2=True) as http:
-                card = http.get(f"https://127.0.0.1:{port}/.well-known/agent-card.json")
+            with httpx.Client(proxy=f"http://127.0.0.1:{proxy}", verify=mitmproxy_trust(tmp_path), http2=True) as http:
+                card = http.get(f"{url}/.well-known/agent-card.json")
         assert card.status_code == 200
-    finally:
-        server.should_exit = True
-        thread.join(10)
     exchange = read_capture(output).exchanges[0]
-    assert f"over TLS to 127.0.0.1:{port}" in exchange.notes
+    assert f"over TLS to {url.removeprefix('https://')}" in exchange.notes
     assert exchange.request.header("host") and exchange.response.body == card.content
     assert exchange.title == "discover secure"
 

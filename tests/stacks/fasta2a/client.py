@@ -1,0 +1,51 @@
+"""A client session with fasta2a's own client, run in the stack's venv.
+
+    python client.py BASE_URL
+
+fasta2a's client fetches the card and then speaks 0.3 method names (message/stream, tasks/get,
+message/send) to the interface the card declares, whatever version it declares, without
+A2A-Version. It streams a message; when the stream named a task, it polls that task once more;
+then it sends another message. Prints {"task": id or null, "answers": [...]} at the end (for a
+call the agent refused: its HTTP status).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import uuid
+
+from fasta2a.client import A2AClient, UnexpectedResponseError
+
+
+def message(text: str) -> dict:
+    return {"role": "user", "message_id": str(uuid.uuid4()), "parts": [{"text": text}]}
+
+
+def task_of(event: dict) -> str | None:
+    result = event.get("result") or {}
+    if "task" in result:
+        return result["task"]["id"]
+    update = result.get("status_update") or result.get("artifact_update") or {}
+    return update.get("task_id")
+
+
+async def session(base: str) -> dict:
+    client = A2AClient(base, fetch_card=True)                                          # card
+    events = [event async for event in client.stream_message(message("run"))]         # message/stream
+    tasks = {task_of(event) for event in events} - {None}
+    task = tasks.pop() if tasks else None
+    answers = [sorted(event) for event in events]
+    if task is not None:
+        answers.append(sorted(await client.get_task(task)))                            # tasks/get, task ended
+    try:
+        answers.append(sorted(await client.send_message(message("question"))))        # message/send
+    except UnexpectedResponseError as error:
+        answers.append(error.status_code)
+    await client.http_client.aclose()
+    return {"task": task, "answers": answers}
+
+
+if __name__ == "__main__":
+    print(json.dumps(asyncio.run(session(sys.argv[1]))))
