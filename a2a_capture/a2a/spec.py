@@ -268,3 +268,30 @@ GATES: dict[str, Gate] = {
 
 #: the media type a part has when it does not say (§3.4, Part)
 IMPLIED_PART_TYPES = {"text": "text/plain", "data": "application/json"}
+
+
+# -- the gRPC binding (§10) ---------------------------------------------------------------------------
+
+#: gRPC services -> the protocol version their package spells (1.0 `lf.a2a.v1`, 0.3 `a2a.v1`)
+GRPC_SERVICES = {"lf.a2a.v1.A2AService": "1.0", "a2a.v1.A2AService": "0.3"}
+#: 0.3 rpc names that differ from the 1.0 operation (0.3 proto, §3.2 of the reference)
+GRPC_LEGACY_RPCS = {
+    "TaskSubscription": "SubscribeToTask",
+    "ListTaskPushNotificationConfig": "ListTaskPushNotificationConfigs",
+    "GetAgentCard": "GetExtendedAgentCard",
+}
+#: where the A2A message types of each service come from: (module, what installs it)
+GRPC_SCHEMAS = {
+    "lf.a2a.v1.A2AService": "a2a.types.a2a_pb2",
+    "a2a.v1.A2AService": "a2a.compat.v0_3.a2a_v0_3_pb2",
+}
+#: the metadata key that carries the version (§10.2; lower case, as gRPC sends it)
+GRPC_VERSION_METADATA = "a2a-version"
+#: gRPC status codes by number (grpc/grpc doc/statuscodes.md)
+GRPC_STATUS_NAMES = (
+    "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+    "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+    "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+)
+#: gRPC statuses that name an error without an ErrorInfo (§3.3.2 auth; §5.4 for A2A errors)
+GRPC_STATUS_ERRORS = {"UNAUTHENTICATED": "Unauthenticated", "PERMISSION_DENIED": "PermissionDenied"}

@@ -13,7 +13,7 @@ from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from a2a_capture.capture import sse
+from a2a_capture.capture import grpc, sse
 from a2a_capture.capture.encoding import decode_content
 
 CUT_MARK = "…"
@@ -40,6 +40,9 @@ class Message(_Model):
     http_version: str = "1.1"
     #: positions in ``headers`` before which a documentation capture had a `…` line.
     head_cuts: list[int] = Field(default_factory=list)
+    #: gRPC only: the readable view of each message as the file showed it (intro line, then
+    #: JSON lines); words for people, not data, so equality ignores them.
+    grpc_views: list[list[str]] = Field(default_factory=list, exclude=True)
 
     def header(self, name: str, default: str | None = None) -> str | None:
         """The first value of a header, looked up without regard to case."""
@@ -65,6 +68,15 @@ class Message(_Model):
         return value.split(";", 1)[0].strip().lower()
 
     @property
+    def is_grpc(self) -> bool:
+        return grpc.is_grpc_type(self.header("content-type"))
+
+    @property
+    def grpc_frames(self) -> list[bytes] | None:
+        """The body's length-prefixed gRPC messages, or None when it does not divide into them."""
+        return grpc.split_frames(self.body)
+
+    @property
     def cut(self) -> bool:
         """True when a documentation capture left something out of this message (`…`)."""
         if self.head_cuts or _CUT_BYTES in self.body:
@@ -84,10 +96,23 @@ class Request(Message):
 class Response(Message):
     status: int
     reason: str = ""
-    #: arrival time of each SSE event, seconds after the exchange started; None where unknown.
+    #: arrival time of each SSE event (or gRPC message), seconds after the exchange started; None
+    #: where unknown.
     event_times: list[float | None] = Field(default_factory=list)
     #: notes written just before the SSE event with that index.
     event_notes: dict[int, list[str]] = Field(default_factory=dict)
+    #: gRPC: the trailers that ended the stream (`grpc-status`, `grpc-message`, …)
+    trailers: list[tuple[str, str]] = Field(default_factory=list)
+    #: gRPC: the intro line of the status paragraph as the file showed it (words for people)
+    grpc_status_view: str | None = Field(default=None, exclude=True)
+
+    def grpc_value(self, name: str) -> str | None:
+        """A gRPC status field from the trailers, or from the head of a trailers-only answer."""
+        wanted = name.lower()
+        for key, value in [*self.trailers, *self.headers]:
+            if key.lower() == wanted:
+                return value
+        return None
 
     @property
     def is_event_stream(self) -> bool:

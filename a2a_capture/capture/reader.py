@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from a2a_capture.capture import http11, syntax
+from a2a_capture.capture import grpc, http11, syntax
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
 from a2a_capture.errors import CaptureFormatError
 
@@ -303,8 +303,14 @@ class CaptureReader:
 
     def _read_request(self, framing: _Framing | None) -> Request:
         lines, first_line = self._read_head("a request line (METHOD target HTTP/1.1)")
-        body, _ = self._read_body(lines, framing, syntax.REQUEST_BODY_EMPTY, syntax.REQUEST_BODY_END)
-        return http11.parse_request(lines, body, self._head_failure(first_line))
+        views: list[list[str]] = []
+        if framing is None and _is_grpc(lines):
+            body, views = self._read_grpc_messages()
+        else:
+            body, _ = self._read_body(lines, framing, syntax.REQUEST_BODY_EMPTY, syntax.REQUEST_BODY_END)
+        request = http11.parse_request(lines, body, self._head_failure(first_line))
+        request.grpc_views = views
+        return request
 
     def _read_response(self, preamble: _Preamble) -> tuple[Response, list[str]]:
         """The response, and the notes a stream shows after its last frame."""
@@ -317,7 +323,13 @@ class CaptureReader:
             empty, end = syntax.RESPONSE_BODY_EMPTY_BEFORE_FRAMES, syntax.RESPONSE_BODY_END_BEFORE_FRAMES
         else:
             empty, end = syntax.RESPONSE_BODY_EMPTY, syntax.RESPONSE_BODY_END
-        body, exact = self._read_body(lines, framing, empty, end)
+        is_grpc = _is_grpc(lines)
+        views: list[list[str]] = []
+        if framing is None and is_grpc:
+            body, views = self._read_grpc_messages()
+            exact = True
+        else:
+            body, exact = self._read_body(lines, framing, empty, end)
         notes: dict[int, list[str]] = {}
         trailing: list[str] = []
         if stream and not exact:
@@ -325,7 +337,59 @@ class CaptureReader:
         response = http11.parse_response(lines, body, self._head_failure(first_line))
         response.event_times = preamble.times
         response.event_notes = notes
+        response.grpc_views = views
+        if is_grpc:
+            response.grpc_status_view, response.trailers = self._read_grpc_status()
         return response, trailing
+
+    # -- gRPC bodies (see capture/grpc.py) ---------------------------------------------
+
+    def _read_grpc_messages(self) -> tuple[bytes, list[list[str]]]:
+        """Message paragraphs: an intro line, view lines, `grpc bytes` lines, a blank line."""
+        source = self._source
+        frames: list[bytes] = []
+        views: list[list[str]] = []
+        while True:
+            line, blanks = source.peek_past_blank_lines()
+            if not grpc.is_message_intro(line):
+                return b"".join(frames), views
+            source.skip(blanks)
+            view = [_text(syntax.strip_eol(source.next_line()))]
+            while (line := source.peek_line()) and not grpc.is_bytes_line(line):
+                if syntax.is_blank(line):
+                    raise self._error("'grpc bytes' lines with the message's bytes in base64", found="a blank line")
+                view.append(_text(syntax.strip_eol(source.next_line())))
+            first_line = source.line
+            encoded = []
+            while grpc.is_bytes_line(source.peek_line()):
+                encoded.append(syntax.strip_eol(source.next_line()))
+            if not encoded:
+                raise self._error("'grpc bytes' lines with the message's bytes in base64", found="the end of the file")
+            try:
+                frames.append(grpc.decode_bytes_lines(encoded))
+            except ValueError as error:
+                raise self._error(str(error), line=first_line, found="characters that are not base64") from None
+            self._expect_blank()
+            views.append(view)
+
+    def _read_grpc_status(self) -> tuple[str | None, list[tuple[str, str]]]:
+        """The `grpc status` paragraph, if there is one: its intro line and the trailers."""
+        source = self._source
+        line, blanks = source.peek_past_blank_lines()
+        if not grpc.is_status_intro(line):
+            return None, []
+        source.skip(blanks)
+        intro = _text(syntax.strip_eol(source.next_line()))
+        trailers: list[tuple[str, str]] = []
+        while (line := source.peek_line()) and not syntax.is_blank(line):
+            text = syntax.strip_eol(line)
+            if not syntax.HEADER_LINE.match(text):
+                raise self._error("a trailer line (name: value) or a blank line", found=text)
+            name, _, value = text.partition(b":")
+            trailers.append((_text(name), _text(value.strip())))
+            source.skip(len(line))
+        self._expect_blank()
+        return intro, trailers
 
     def _read_body(self, head: list[bytes], framing: _Framing | None, empty: re.Pattern,
                    end: re.Pattern) -> tuple[bytes, bool]:
@@ -509,6 +573,14 @@ def _is_event_stream(head: list[bytes]) -> bool:
         name, _, value = line.partition(b":")
         if name.strip().lower() == b"content-type":
             return value.split(b";")[0].strip().lower() == b"text/event-stream"
+    return False
+
+
+def _is_grpc(head: list[bytes]) -> bool:
+    for line in head[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-type":
+            return grpc.is_grpc_type(value)
     return False
 
 

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable
 from typing import BinaryIO
 
-from a2a_capture.capture import sse, syntax
+from a2a_capture.capture import grpc, sse, syntax
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Message, Response
 
 _BASE64_LINE = 76
@@ -83,7 +83,7 @@ class _Block:
         lines += [_note(note) for note in exchange.notes]
         self.out += nl.join(lines) + nl
         self._head(request, f"{request.method} {request.target} HTTP/{request.http_version}")
-        self._body(request.body, request_mode)
+        self._body(request.body, request_mode, request, "request")
         self._notes(exchange.response_notes)
         extra_notes: list[str] = []
         if response is not None:
@@ -93,8 +93,9 @@ class _Block:
             if response_mode == "bare" and response.is_event_stream:
                 self._frames(response.body, response.event_notes)
             else:
-                self._body(response.body, response_mode)
+                self._body(response.body, response_mode, response, "response")
                 extra_notes = [n for _, group in sorted(response.event_notes.items()) for n in group]
+            self._grpc_status(response)
         if exchange.late_body:
             self._gap()
             self._frames(exchange.late_body, exchange.late_event_notes)
@@ -119,15 +120,50 @@ class _Block:
         self.out += self.nl.join(lines) + self.nl + self.nl
         self.need_gap = False
 
-    def _body(self, body: bytes, mode: str | None) -> None:
+    def _body(self, body: bytes, mode: str | None, message: Message, direction: str) -> None:
         if not body:
             return
-        if mode == "base64":
+        if mode == "grpc":
+            self._grpc_messages(message, direction)
+        elif mode == "base64":
             text = base64.b64encode(body)
             chunks = [text[i:i + _BASE64_LINE] for i in range(0, len(text), _BASE64_LINE)]
             self.out += self.nl.join(chunks) + self.nl
         else:
             self.out += body + self.nl
+        self.need_gap = True
+
+    def _grpc_messages(self, message: Message, direction: str) -> None:
+        """Each gRPC message as a paragraph: its view (kept, or made now), then its bytes."""
+        frames = message.grpc_frames or []
+        views = message.grpc_views
+        if len(views) != len(frames):
+            views = grpc.message_views(self.exchange.request.target, direction, frames)
+        paragraphs = []
+        for view, one in zip(views, frames, strict=True):
+            lines = [line.encode("utf-8", "surrogateescape") for line in view]
+            _check_view(lines)
+            if not grpc.is_message_intro(lines[0]):
+                raise ValueError(f"a gRPC view must start with 'grpc message', not {view[0]!r}")
+            paragraphs.append(self.nl.join(lines + grpc.bytes_lines(one)) + self.nl)
+        self.out += self.nl.join(paragraphs)
+        self.need_gap = True
+
+    def _grpc_status(self, response: Response) -> None:
+        """The status paragraph of a gRPC answer: the status by name, then the trailers."""
+        if not response.trailers and not (response.is_grpc and response.grpc_value("grpc-status") is not None):
+            return
+        self._gap()
+        intro = response.grpc_status_view or grpc.status_view(response.headers, response.trailers)
+        lines = [intro.encode("utf-8", "surrogateescape")]
+        _check_view(lines)
+        if not grpc.is_status_intro(lines[0]):
+            raise ValueError(f"a gRPC status paragraph must start with 'grpc status', not {intro!r}")
+        lines += [f"{name}: {value}".encode("utf-8", "surrogateescape") for name, value in response.trailers]
+        for line in lines[1:]:
+            if b"\n" in line or b"\r" in line or not syntax.HEADER_LINE.match(line):
+                raise ValueError(f"not a trailer line: {line!r}")
+        self.out += self.nl.join(lines) + self.nl
         self.need_gap = True
 
     def _frames(self, body: bytes, notes: dict[int, list[str]]) -> None:
@@ -169,6 +205,11 @@ class _Block:
 
     def _body_mode(self, message: Message, empty, end) -> str | None:
         body = message.body
+        if message.is_grpc and body:
+            # gRPC bodies are laid out as messages, or else framed by a pragma
+            if message.grpc_frames is not None:
+                return "grpc"
+            return "base64" if b"\x00" in body or not _is_utf8(body) else "length"
         if not body:
             # an empty body under a declared length or coding must say so, or the reader
             # would take the declared length from what follows
@@ -199,6 +240,13 @@ def _meta_pragmas(meta: ExchangeMeta, request, request_mode, response, response_
         pairs.append(("event-times", " ".join("-" if t is None else repr(t) for t in response.event_times)))
     pairs += meta.extra
     return [_pragma(key, value) for key, value in pairs]
+
+
+def _check_view(lines: list[bytes]) -> None:
+    """A view is lines of words: none blank, none that the reader would take for bytes."""
+    for index, line in enumerate(lines):
+        if b"\n" in line or b"\r" in line or not line.strip() or (index and grpc.is_bytes_line(line)):
+            raise ValueError(f"a gRPC view line must be one non-blank line of words, not {line!r}")
 
 
 def _reads_back_bare(body: bytes, empty, end, nl: bytes) -> bool:

@@ -64,6 +64,9 @@ def _exchange(entry: dict, number: int, webhook: bool, foreign: bool) -> Exchang
     body = _body(post.get("text"), post.get("encoding") or post.get("_encoding"))
     exchange_request = Request(method=request["method"], target=target, headers=headers, body=body,
                                http_version=_version(request.get("httpVersion")))
+    grpc = exchange_request.is_grpc  # gRPC is HTTP/2 only, and is written so
+    if grpc:
+        exchange_request.http_version = "2"
     response = None
     notes = list(entry.get("_a2aNotes") or [])
     answer = entry.get("response") or {}
@@ -73,14 +76,15 @@ def _exchange(entry: dict, number: int, webhook: bool, foreign: bool) -> Exchang
             status=int(answer["status"]), reason=answer.get("statusText", ""),
             headers=[(h["name"], h["value"]) for h in answer.get("headers", []) if not h["name"].startswith(":")],
             body=_body(content.get("text"), content.get("encoding")),
-            http_version=_version(answer.get("httpVersion")),
+            http_version="2" if grpc else _version(answer.get("httpVersion")),
             event_times=list(entry.get("_a2aEventTimes") or []),
+            trailers=[(h["name"], h["value"]) for h in entry.get("_a2aTrailers") or []],
         )
         if foreign and response.is_event_stream:
             notes.append(LOST_IN_HAR)
     if foreign and url.scheme == "https" and url.hostname:  # the note the recorder writes for HTTPS
         notes.append(f"over TLS to {url.hostname}:{url.port or 443}")
-    if foreign and _is_http2(request.get("httpVersion")):
+    if foreign and _is_http2(request.get("httpVersion")) and not grpc:
         notes.append(f"recorded over {request.get('httpVersion')}; written as HTTP/1.1 text")
     ours = "_a2aStart" in entry  # written by a2a-capture: its own fields are exact
     meta = ExchangeMeta(start=entry["_a2aStart"] if ours else _iso(entry.get("startedDateTime")),
@@ -177,6 +181,8 @@ def _entry(exchange: Exchange) -> dict:
         entry["request"]["postData"] = {"mimeType": request.header("content-type") or "", **_text(request.body)}
     if response is not None and response.event_times:
         entry["_a2aEventTimes"] = response.event_times
+    if response is not None and response.trailers:  # HAR has no field for trailers (gRPC status)
+        entry["_a2aTrailers"] = [{"name": n, "value": v} for n, v in response.trailers]
     if response is not None and response.event_notes:
         entry["_a2aEventNotes"] = {str(k): v for k, v in response.event_notes.items()}
     if exchange.late_body:  # frames of an earlier stream that a documentation capture shows here

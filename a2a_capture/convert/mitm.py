@@ -102,7 +102,9 @@ def _flow(exchange: Exchange, http, connection):
             reason=response.reason.encode("utf-8", "surrogateescape"),
             headers=http.Headers([(n.encode("latin-1", "replace"), v.encode("utf-8", "surrogateescape"))
                                   for n, v in response.headers]),
-            content=response.body, trailers=None, timestamp_start=start, timestamp_end=end)
+            content=response.body, timestamp_start=start, timestamp_end=end,
+            trailers=http.Headers([(n.encode("latin-1", "replace"), v.encode("utf-8", "surrogateescape"))
+                                   for n, v in response.trailers]) if response.trailers else None)
     # what a flow file has no field for rides along in the flow's metadata, which it keeps
     flow.metadata["a2a"] = {
         "number": exchange.number, "webhook": exchange.webhook, "title": exchange.title,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import decode, looks_like_card, rest_route
+from a2a_capture.capture import grpc
 from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.capture.sse import parse as parse_sse
@@ -73,7 +74,7 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
     request = flow.request
     notes = list(notes or [])
     version = request.http_version
-    if version not in ("HTTP/1.1", "HTTP/1.0"):
+    if version not in ("HTTP/1.1", "HTTP/1.0") and not grpc.is_grpc_type(request.headers.get("content-type")):
         notes.append(f"recorded over {version}; written as HTTP/1.1 text")
     headers = _headers(request.headers.fields)
     if not any(name.lower() == "host" for name, _ in headers):
@@ -97,6 +98,8 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
     )
     exchange_request = Request(method=request.method, target=target, headers=headers, body=body,
                                http_version="1.1" if version not in ("HTTP/1.0",) else "1.0")
+    if exchange_request.is_grpc:  # gRPC is HTTP/2 only: written as what it was
+        exchange_request.http_version = "2"
     response = None
     if flow.response is not None:
         response, removed, end = _response(flow, stream, redactor, start, notes)
@@ -155,6 +158,9 @@ def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start:
     end = response.timestamp_end or (stream.chunks[-1][0] if stream and stream.chunks else None)
     result = Response(status=response.status_code, reason=response.reason or "", headers=headers, body=body,
                       http_version="1.1", event_times=times if _content_type(headers) == "text/event-stream" else [])
+    if result.is_grpc:
+        result.http_version = "2"
+        result.trailers = _headers(response.trailers.fields) if response.trailers else []
     return result, removed, end
 
 
