@@ -172,6 +172,9 @@ def _is_card_fetch(call: Call) -> bool:
         return True
     if path.endswith(spec.LEGACY_EXTENDED_CARD_PATH):
         return True
+    route = rest_route(call.method, path)
+    if route is not None and route[0].operation == "GetExtendedAgentCard":
+        return False  # the extended card by HTTP+JSON: an A2A call, read as one
     return looks_like_card(call.response_json)
 
 

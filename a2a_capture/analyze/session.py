@@ -30,6 +30,10 @@ class HeldCard:
     max_age: int | None = None
     no_cache: bool = False
     extended: bool = False
+    #: request headers the response varies on (RFC 9111 §4.1), lower case; "*" matches nothing
+    vary: tuple[str, ...] = ()
+    #: the fetch's Authorization: an extended card is per principal
+    credentials: str | None = None
 
     def fresh_at(self, when: float | None) -> bool | None:
         """True or False where the capture's times and the card's max-age tell; else None."""
@@ -57,6 +61,8 @@ class Session:
     cards: dict[str, HeldCard] = field(default_factory=dict)  # agent origin -> the latest card from it
     #: the card fetched at each URL (one host may serve several agents, each its own card)
     card_urls: dict[str, HeldCard] = field(default_factory=dict)
+    #: the card of each variant of a URL whose response varies on request headers
+    variants: dict[tuple[str, tuple[str | None, ...]], HeldCard] = field(default_factory=dict)
     #: (origin, path, card) for every interface a held card declares
     interfaces: list[tuple[str, str, HeldCard]] = field(default_factory=list)
     tasks: dict[str, TaskSeen] = field(default_factory=dict)
@@ -90,6 +96,22 @@ class Session:
         # a card fetched from one host may send the client to another
         same_host = [held for origin, _, held in self.interfaces if origin == call.agent]
         return same_host[-1] if same_host else None
+
+    def held_copy(self, call: Call) -> HeldCard | None:
+        """The copy of the card this fetch asks for that the client already held, if any.
+
+        A card is held from the moment its fetch (or extended-card call) completed, for the rest
+        of the session, by the URL it came from: the agent's origin as the client addresses it and
+        the path (the extended card: the agent's origin). A response with ``Vary`` is held per
+        variant: a request with other values in those headers asks for another card (RFC 9111 §4.1).
+        """
+        key = card_url(call)
+        held = self.card_urls.get(key)
+        if held is None or not held.vary:
+            return held
+        if "*" in held.vary:
+            return None
+        return self.variants.get((key, _variant(call, held.vary)))
 
     def interfaces_for(self, call: Call) -> list[Interface]:
         held = self.held_card(call)
@@ -140,7 +162,7 @@ class Session:
     def apply(self, call: Call) -> None:
         self._learn_fronts(call)
         if call.kind == "card" and call.card is not None and call.agent:
-            self._hold(call, call.card, extended=False)
+            self._hold(call, call.card, extended=card_url(call).endswith("#extended"))
         elif call.kind == "card" and call.status == 304 and card_url(call) in self.card_urls:
             held = self.card_urls[card_url(call)]  # revalidated: the same card, fresh from now
             self._hold(call, held.card, extended=held.extended)
@@ -186,10 +208,15 @@ class Session:
             last_modified=call.response_header("last-modified"),
             max_age=int(match.group(1)) if match else None,
             no_cache="no-cache" in cache_control or "no-store" in cache_control, extended=extended,
+            vary=tuple(name.strip().lower() for name in (call.response_header("vary") or "").split(",")
+                       if name.strip()),
+            credentials=call.header("authorization"),
         )
         key = card_url(call)
         previous = self.card_urls.get(key)
         self.card_urls[key] = held
+        if held.vary:
+            self.variants[(key, _variant(call, held.vary))] = held
         self.cards[call.agent] = held
         if previous is not None:
             self.interfaces = [entry for entry in self.interfaces if entry[2] is not previous]
@@ -204,10 +231,16 @@ class Session:
 
 
 def card_url(call: Call) -> str:
-    """Where a card came from: its fetch URL, or the agent's extended card."""
-    if call.kind == "card":
+    """Where a card came from: its fetch URL, or the agent's extended card (by any binding)."""
+    if call.kind == "card" and not call.path.rstrip("/").endswith(spec.LEGACY_EXTENDED_CARD_PATH):
         return f"{call.agent}{call.path}"
     return f"{call.agent}#extended"
+
+
+def _variant(call: Call, vary: tuple[str, ...]) -> tuple[str | None, ...]:
+    """The values a request has in the headers a response varies on, normalised (RFC 9111 §4.1)."""
+    return tuple(" ".join(value.split()).lower() if (value := call.header(name)) is not None else None
+                 for name in vary)
 
 
 def _origin_text(interface: Interface) -> str:

@@ -12,8 +12,8 @@ def _gated(capability_rule: str):
         if not call.is_a2a or call.operation is None:
             return
         held = session.held_card(call)
-        if held is None:
-            return
+        if held is None or (held.extended and call.operation == "GetExtendedAgentCard"):
+            return  # an agent that served an extended card has one, whatever that card says
         gate = spec.GATES.get(call.operation)
         if gate is not None and gate.rule == capability_rule and not held.card.capability(gate.capability):
             answer = f"; the agent answered {call.error.name}" if call.error else ""

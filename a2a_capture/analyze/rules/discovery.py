@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
-from a2a_capture.analyze.session import card_url
 
 
 @rule(
@@ -47,20 +46,21 @@ trips of a session.""",
     kind="redundant",
 )
 def card_refetch(call, session):
-    if call.kind != "card" or call.agent is None or not call.path.rstrip("/").endswith(spec.CARD_PATH):
-        return  # a fetch at another path is card-path's business
-    held = session.card_urls.get(card_url(call))
-    if held is None or held.extended:
-        return
+    if call.agent is None or not (call.kind == "card" or call.operation == "GetExtendedAgentCard"):
+        return  # a card at any path, the extended card by any binding
+    held = session.held_copy(call)
+    if held is None or (held.extended and held.credentials != call.header("authorization")):
+        return  # never held, another variant, or an extended card for another principal
+    what = "extended card" if held.extended else "card"
     fresh = held.fresh_at(call.started)
     conditional = call.header("if-none-match") or call.header("if-modified-since")
     if fresh:
-        yield Hit(f"card fetched again while the copy from {ref(held.fetch, call)} was fresh "
+        yield Hit(f"{what} fetched again while the copy from {ref(held.fetch, call)} was fresh "
                   f"(max-age={held.max_age})", [held.fetch])
     elif (held.etag or held.last_modified) and not conditional:
         validator = f"ETag {held.etag}" if held.etag else f"Last-Modified {held.last_modified}"
-        yield Hit(f"card fetched again unconditionally although {ref(held.fetch, call)} gave "
+        yield Hit(f"{what} fetched again unconditionally although {ref(held.fetch, call)} gave "
                   f"{validator}; revalidate with If-None-Match / If-Modified-Since", [held.fetch])
     elif fresh is None and not conditional and held.max_age is None and not held.no_cache:
-        yield Hit(f"card fetched again although {ref(held.fetch, call)} had already fetched it and the "
+        yield Hit(f"{what} fetched again although {ref(held.fetch, call)} had already fetched it and the "
                   "server set no expiry", [held.fetch])

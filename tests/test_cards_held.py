@@ -1,0 +1,64 @@
+"""A card is a card wherever it came from: any path, the extended card by any binding, variants by Vary."""
+
+from __future__ import annotations
+
+from a2a_capture.analyze.engine import analyze
+from tests.builders import block, card, fetch_card, http_request, http_response, rpc, write
+
+SECURE = {"capabilities": {"extendedAgentCard": True}}
+AUTH = ["Content-Type: application/json", "A2A-Version: 1.0", "Authorization: Bearer a"]
+
+
+def _found(tmp_path, *blocks):
+    return sorted((f.exchange, f.rule) for f in analyze([write(tmp_path, *blocks)]).findings)
+
+
+def test_a_card_at_the_legacy_path_fetched_again_is_a_refetch(tmp_path):
+    blocks = [fetch_card(1, path="/.well-known/agent.json"), fetch_card(2, path="/.well-known/agent.json")]
+    assert _found(tmp_path, *blocks) == [("1", "card-path"), ("2", "card-path"), ("2", "card-refetch")]
+
+
+def test_a_card_at_a_custom_path_fetched_again_is_a_refetch(tmp_path):
+    blocks = [fetch_card(1, path="/agents/probe/card"), fetch_card(2, path="/agents/probe/card")]
+    found = _found(tmp_path, *blocks)
+    assert ("2", "card-refetch") in found and ("1", "card-refetch") not in found
+
+
+def test_the_extended_card_over_jsonrpc_fetched_again_by_the_same_principal(tmp_path):
+    first = rpc(2, "GetExtendedAgentCard", {}, headers=AUTH, result=card(name="probe+"))
+    again = rpc(3, "GetExtendedAgentCard", {}, headers=AUTH, result=card(name="probe+"))
+    other = rpc(3, "GetExtendedAgentCard", {}, headers=[*AUTH[:2], "Authorization: Bearer b"],
+                result=card(name="probe+"))
+    assert _found(tmp_path, fetch_card(1, card(**SECURE)), first, again) == [("3", "card-refetch")]
+    assert _found(tmp_path, fetch_card(1, card(**SECURE)), first, other) == []
+
+
+def test_the_extended_card_over_http_json_fetched_again(tmp_path):
+    rest = card(**SECURE, supportedInterfaces=[{"url": "http://localhost:9001/api", "protocolBinding": "HTTP+JSON",
+                                                "protocolVersion": "1.0"}])
+    get = [block(n, "extended", http_request("GET", "/api/extendedAgentCard", ["A2A-Version: 1.0",
+                                                                              "Authorization: Bearer a"]),
+                 http_response(200, card(name="probe+"))) for n in (2, 3)]
+    assert _found(tmp_path, fetch_card(1, rest), *get) == [("3", "card-refetch")]
+
+
+def test_a_card_that_varies_on_the_version_is_one_card_per_version(tmp_path):
+    def fetch(number, version):
+        return fetch_card(number, request_headers=[f"A2A-Version: {version}"],
+                          response_headers=["Vary: A2A-Version", 'ETag: "v-' + version + '"'])
+    blocks = [fetch(1, "0.3"), fetch(2, "1.0"), fetch(3, "0.3")]
+    analysis = analyze([write(tmp_path, *blocks)])
+    refetches = [(f.exchange, f.related) for f in analysis.findings if f.rule == "card-refetch"]
+    assert refetches == [("3", ["1"])]
+
+
+def test_without_vary_a_second_version_is_the_same_card_again(tmp_path):
+    blocks = [fetch_card(1, request_headers=["A2A-Version: 0.3"]), fetch_card(2, request_headers=["A2A-Version: 1.0"])]
+    assert _found(tmp_path, *blocks) == [("2", "card-refetch")]
+
+
+def test_a_second_client_in_the_session_holds_the_first_ones_card(tmp_path):
+    first = write(tmp_path, fetch_card(1), name="client-a.http")
+    second = write(tmp_path, fetch_card(1), name="client-b.http")
+    findings = analyze([first, second]).findings
+    assert [(f.file, f.rule) for f in findings] == [(str(second), "card-refetch")]
