@@ -6,11 +6,13 @@ import sys
 
 import click
 
-from a2a_capture.cli.base import capture_files, main
+from a2a_capture.cli.base import main
+from a2a_capture.cli.sessions import session_options
 
 
 @main.command("analyze")
 @click.argument("files", nargs=-1, required=True, type=click.Path())
+@session_options()
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "junit"]), default="text",
               show_default=True, help="text: one line per finding and a summary; json, sarif (2.1.0), junit: for CI.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default="warning",
@@ -19,9 +21,10 @@ from a2a_capture.cli.base import capture_files, main
 @click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
               help="Write the output to a file instead of standard output.")
-def analyze_command(files, output_format, fail_on, select, ignore, output):
+def analyze_command(files, output_format, fail_on, select, ignore, output, sessions):
     """Find wasted round trips in capture FILES (or folders of .http files), read as one session
-    in the order given.
+    in the order given; with --each-file or --each-folder, as many independent sessions,
+    analyzed in parallel and reported in the order given.
 
     Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for usage errors
     and unreadable captures. Rules are listed in docs/rules.md; silence one for one
@@ -29,11 +32,11 @@ def analyze_command(files, output_format, fail_on, select, ignore, output):
     [tool.a2a-capture] in pyproject.toml (select, ignore, per-file-ignores).
     """
     from a2a_capture.analyze import config as settings
-    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.batch.analysis import analyze_many
     from a2a_capture.report import machine
 
     configuration = settings.load().merged(select, ignore)
-    analysis = analyze(capture_files(files), configuration)
+    analysis = analyze_many(files, configuration, **sessions)
     rendered = {
         "text": lambda: machine.text(analysis),
         "json": lambda: machine.to_json(analysis),

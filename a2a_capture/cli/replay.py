@@ -7,6 +7,7 @@ import sys
 import click
 
 from a2a_capture.cli.base import main, pairs, verdict
+from a2a_capture.cli.sessions import session_options
 
 
 @main.command("replay")
@@ -69,14 +70,16 @@ def diff_command(old, new, keys):
 
 @main.command("check")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
+@session_options()
 @click.option("--baseline", "baseline_path", required=True, type=click.Path(dir_okay=False),
               help="The accepted findings (JSON); missing means none are accepted.")
 @click.option("--update-baseline", is_flag=True, help="Accept the current findings: write them to the baseline.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
               help="Only findings at least this severe can fail the check.")
-def check_command(paths, baseline_path, update_baseline, fail_on):
+def check_command(paths, baseline_path, update_baseline, fail_on, sessions):
     """The CI gate: analyze PATHS (files, or folders of .http files) and fail on new findings."""
     from a2a_capture.analyze import config as settings
     from a2a_capture.replay import gate
 
-    verdict(gate.check(paths, baseline_path, update=update_baseline, fail_on=fail_on, config=settings.load()))
+    verdict(gate.check(paths, baseline_path, update=update_baseline, fail_on=fail_on, config=settings.load(),
+                       **sessions))

@@ -52,10 +52,13 @@ def compare_sessions(old: str, new: str, extra_keys=()) -> Verdict:
 
 
 def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "warning",
-          config: Config | None = None) -> Verdict:
-    """Analyze and compare with the accepted findings; with ``update``, accept the current ones."""
-    files = capture_files(paths)
-    findings = [f for f in analyze(files, config).findings if at_or_above(f, fail_on)]
+          config: Config | None = None, **sessions) -> Verdict:
+    """Analyze and compare with the accepted findings; with ``update``, accept the current ones.
+
+    ``sessions`` says how the files form sessions and where they run (see batch.analysis)."""
+    from a2a_capture.batch.analysis import analyze_many
+
+    findings = [f for f in analyze_many(paths, config, **sessions).findings if at_or_above(f, fail_on)]
     if update:
         baseline.dump(findings, baseline_path)
         return Verdict([f"accepted {len(findings)} findings into {baseline_path}"])

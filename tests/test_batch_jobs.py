@@ -1,0 +1,88 @@
+"""Independent sessions on every core: --each-file, --each-folder and --jobs print what a serial run prints."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from a2a_capture.analyze.engine import analyze
+from a2a_capture.batch.analysis import analyze_many, join
+from a2a_capture.report import machine
+from tests.test_cli_show import run
+
+
+def test_each_file_is_its_own_session_in_the_order_given(kit):
+    files = sorted(str(path) for path in kit.glob("*.http"))
+    parallel = analyze_many([str(kit)], grouping="file", jobs=2)
+    alone = [analyze([file]) for file in files]
+    assert parallel.findings == [finding for analysis in alone for finding in analysis.findings]
+    assert parallel.calls == [call for analysis in alone for call in analysis.calls]
+    assert parallel.summary.files == files
+    assert parallel.summary.exchanges == sum(a.summary.exchanges for a in alone)
+    assert parallel.summary.wasted_round_trips == sum(a.summary.wasted_round_trips for a in alone)
+    assert parallel.summary.findings_by_rule["cancel-terminal"] == sum(
+        a.summary.findings_by_rule.get("cancel-terminal", 0) for a in alone)
+    # one session alone is the analysis itself
+    assert join([alone[0]]) is alone[0]
+
+
+def test_jobs_print_what_a_serial_run_prints(kit):
+    for output_format in ("text", "json", "sarif", "junit"):
+        outputs = [run("analyze", "--each-file", "--jobs", jobs, "--format", output_format, str(kit))
+                   for jobs in ("1", "2")]
+        assert outputs[0].returncode == outputs[1].returncode == 1
+        assert outputs[0].stdout == outputs[1].stdout, output_format
+        assert outputs[0].stdout  # not two empty outputs
+        if output_format == "json":
+            assert len(json.loads(outputs[0].stdout)["summary"]["files"]) == len(list(kit.glob("*.http")))
+
+
+def test_each_folder_is_a_session(kit, tmp_path):
+    runs = {"run-1": ["01-agent-cards.http", "11-errors.http"], "run-2": ["01-agent-cards.http", "04-polling.http"]}
+    for name, files in runs.items():
+        (tmp_path / "day" / name).mkdir(parents=True)
+        for file in files:
+            shutil.copy(kit / file, tmp_path / "day" / name / file)
+    parallel = analyze_many([str(tmp_path / "day")], grouping="folder", jobs=2)
+    serial = [analyze([str(tmp_path / "day" / name / file) for file in files]) for name, files in runs.items()]
+    assert machine.to_json(parallel) == machine.to_json(join(serial))
+    # the first folder's cards inform its own calls, and not the second folder's
+    assert parallel.findings == serial[0].findings + serial[1].findings
+    assert len(parallel.summary.files) == 4
+
+
+def test_check_and_report_with_jobs(kit, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    accepted = run("check", "--each-file", "-j", "2", str(kit), "--baseline", str(baseline), "--update-baseline")
+    assert accepted.returncode == 0, accepted.stderr
+    serial = run("check", "--each-file", "-j", "1", str(kit), "--baseline", str(baseline))
+    parallel = run("check", "--each-file", "-j", "2", str(kit), "--baseline", str(baseline))
+    assert serial.returncode == parallel.returncode == 0, parallel.stdout
+    assert serial.stdout == parallel.stdout
+    # as one session the kit finds more (cards fetched in one file inform the next): not accepted
+    assert run("check", str(kit), "--baseline", str(baseline)).returncode == 1
+    reports = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"report-{jobs}.md"
+        result = run("report", "--each-file", "--jobs", jobs, str(kit), "-o", str(out))
+        assert result.returncode == 0, result.stderr
+        reports.append(out.read_text())
+    assert reports[0] == reports[1]
+    assert "cancel-terminal" in reports[0]
+
+
+def test_a_broken_capture_fails_the_same_way_in_parallel(kit, tmp_path):
+    for name in ("a.http", "c.http"):
+        shutil.copy(kit / "02-message-reply.http", tmp_path / name)
+    (tmp_path / "b.http").write_text("### 1 · broken\nGET\n")
+    results = [run("analyze", "--each-file", "--jobs", jobs, str(tmp_path)) for jobs in ("1", "2")]
+    assert results[0].returncode == results[1].returncode == 2
+    assert results[0].stderr == results[1].stderr
+    line = results[1].stderr.decode()
+    assert line.startswith(f"a2a-capture: error: {tmp_path / 'b.http'}:2:") and line.count("\n") == 1
+    assert b"Traceback" not in results[1].stderr
+
+
+def test_scheduler_needs_the_dask_engine(kit):
+    result = run("analyze", "--scheduler", "tcp://127.0.0.1:1", str(kit))
+    assert result.returncode == 2 and b"--scheduler goes with --engine dask" in result.stderr
