@@ -49,7 +49,7 @@ def _row(path: str, exchange: Exchange) -> Row:
         method=exchange.request.method,
         target=exchange.request.target,
         status=response.status if response else None,
-        events=_count(response.events) if response else 0,
+        events=_count(response.events) + len((response.is_grpc and response.grpc_frames) or []) if response else 0,
         request_bytes=len(exchange.request.body),
         response_bytes=len(response.body) if response else None,
         cut=exchange.cut,

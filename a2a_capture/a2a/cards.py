@@ -25,7 +25,7 @@ class Interface(BaseModel):
 
     @property
     def path(self) -> str:
-        return urlsplit(self.url).path.rstrip("/")
+        return urlsplit(_with_scheme(self.url)).path.rstrip("/")
 
 
 class Skill(BaseModel):
@@ -212,8 +212,13 @@ def schema_problems(data: dict) -> list[str]:
     return problems
 
 
+def _with_scheme(url: str) -> str:
+    """A gRPC interface's `host:port` (§5.6 on main) read as a URL; other URLs as they are."""
+    return url if "://" in url else f"http://{url}"
+
+
 def _origin(url: str) -> tuple[str, str, int]:
-    parts = urlsplit(url)
+    parts = urlsplit(_with_scheme(url))
     scheme = (parts.scheme or "http").lower()
     try:
         port = parts.port or (443 if scheme == "https" else 80)

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel, Field
 
-from a2a_capture.a2a import spec
+from a2a_capture.a2a import grpc, spec
 from a2a_capture.a2a.cards import Card, parse_card
 from a2a_capture.capture.models import Exchange
 
@@ -43,7 +43,7 @@ class Call(BaseModel):
     label: str
     title: str = ""
     line: int | None = None
-    #: "card", "jsonrpc", "rest", "webhook" or "other"
+    #: "card", "jsonrpc", "rest", "grpc", "webhook" or "other"
     kind: str = "other"
     agent: str | None = None  # scheme://host:port, as the client addressed it
     #: the origin of the server that answered, where it is not ``agent``: the upstream of a
@@ -52,7 +52,7 @@ class Call(BaseModel):
     method: str = ""
     path: str = ""
     query: dict[str, list[str]] = Field(default_factory=dict)
-    binding: str | None = None  # JSONRPC or HTTP+JSON
+    binding: str | None = None  # JSONRPC, HTTP+JSON or GRPC
     #: the base path of the interface the call went to (REST: what precedes the route)
     base_path: str | None = None
     tenant: str | None = None
@@ -97,7 +97,7 @@ class Call(BaseModel):
 
     @property
     def is_a2a(self) -> bool:
-        return self.kind in ("jsonrpc", "rest")
+        return self.kind in ("jsonrpc", "rest", "grpc")
 
     @property
     def ok(self) -> bool:
@@ -147,6 +147,8 @@ def decode(exchange: Exchange, file: str = "") -> Call:
     if exchange.webhook:
         call.kind = "webhook"
         _read_payload(call, call.request_json)
+        return call
+    if _read_grpc(call, exchange):
         return call
     if _is_card_fetch(call):
         call.kind = "card"
@@ -222,6 +224,39 @@ def _read_rest(call: Call, frames: list) -> bool:
     call.params = {**call.params, **{key: values[-1] for key, values in call.query.items()}}
     _read_error(call)
     _read_results(call, call.response_json, frames)
+    return True
+
+
+def _read_grpc(call: Call, exchange: Exchange) -> bool:
+    """A gRPC call: the rpc names the operation and its package the version; messages are read
+    with the A2A types, and the status (with its ErrorInfo) says what went wrong."""
+    read = grpc.read_call(exchange)
+    if read is None:
+        return False
+    call.kind, call.binding = "grpc", "GRPC"
+    call.operation, call.spelled_version = read.rpc.operation, read.rpc.version
+    call.request_json = read.request[0].json if read.request else None
+    call.request_json_error = any(message.problem == "broken" for message in read.request)
+    if isinstance(call.request_json, dict):
+        call.params = call.request_json
+        call.tenant = _str(call.params.get("tenant"))
+        call.task_id = grpc.task_id_of(call.operation, call.params)
+        _read_message(call, call.params)
+    answers = [message.json for message in read.response if message.json is not None]
+    call.streamed = call.operation in spec.STREAMING_OPERATIONS
+    call.events = len(read.response) if call.streamed else 0
+    if not call.streamed and answers:
+        call.response_json = answers[0]
+    call.states = [state for answer in answers for state in task_states(answer)]
+    if call.task_id is None and call.states:
+        call.task_id = call.states[0][0]
+    status = read.status
+    if status is not None and status.code != 0:
+        kind = spec.ERRORS_BY_REASON.get(status.reason or "")
+        name = spec.GRPC_STATUS_ERRORS.get(status.name or "", f"gRPC {status.name or status.code}")
+        call.error = CallError(name=kind.name if kind else name, reason=status.reason, message=status.message,
+                               task_ended=bool(spec.TASK_ENDED_WORDS.search(status.message)))
+    call.notes += [f"gRPC {problem}" for problem in read.problems]
     return True
 
 

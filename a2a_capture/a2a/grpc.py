@@ -221,3 +221,60 @@ def describe_status(headers: list[tuple[str, str]], trailers: list[tuple[str, st
     if status.reason:
         words.append(status.reason)
     return " · ".join(words)
+
+
+# -- a whole call --------------------------------------------------------------------------------
+
+
+@dataclass
+class GrpcCall:
+    """A gRPC exchange read as A2A: the rpc, its messages as JSON, the status, what was unreadable."""
+
+    rpc: Rpc
+    request: list[Decoded]
+    response: list[Decoded]
+    status: Status | None
+
+    @property
+    def problems(self) -> list[str]:
+        """Words for each message that could not be read fully."""
+        return [f"{direction} message {index}: {one.detail}"
+                for direction, messages in (("request", self.request), ("response", self.response))
+                for index, one in enumerate(messages, start=1) if one.problem]
+
+
+def read_call(exchange) -> GrpcCall | None:
+    """An exchange read as a gRPC call, or None when it is not one (not gRPC, or not an rpc path)."""
+    request, response = exchange.request, exchange.response
+    rpc = Rpc.of(request.target) if request.is_grpc or (response is not None and response.is_grpc) else None
+    if rpc is None:
+        return None
+    target = request.target
+
+    def messages(message, direction: str) -> list[Decoded]:
+        frames = message.grpc_frames
+        if frames is None:
+            return [Decoded(problem="broken", detail="the body does not divide into whole gRPC messages",
+                            size=len(message.body))]
+        encoding = message.header("grpc-encoding")
+        return [decode_frame(target, direction, one, encoding) for one in frames]
+
+    answers = messages(response, "response") if response is not None else []
+    status = read_status(response.headers, response.trailers) if response is not None else None
+    return GrpcCall(rpc=rpc, request=messages(request, "request"), response=answers, status=status)
+
+
+def task_id_of(operation: str | None, request: object) -> str | None:
+    """The task a request names: 1.0 fields (`id`, `taskId`, `message.taskId`) or 0.3 resource
+    names (`name: tasks/{id}`, `parent: tasks/{id}`)."""
+    if not isinstance(request, dict):
+        return None
+    for key in ("name", "parent"):
+        value = request.get(key)
+        if isinstance(value, str) and value.startswith("tasks/"):
+            return value.split("/")[1] or None
+    path = spec.TASK_ID_PARAM.get(operation or "", ())
+    value: object = request
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value if isinstance(value, str) and value else None

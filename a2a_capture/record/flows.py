@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import decode, looks_like_card, rest_route
+from a2a_capture.a2a.grpc import Rpc
 from a2a_capture.capture import grpc
 from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response, format_time
@@ -192,6 +193,10 @@ def title_for(exchange: Exchange) -> str:
         name = found.group(1).decode("utf-8", "replace") if found else (request.header("host") or "agent")
         where = "" if path.rstrip("/").endswith(spec.CARD_PATH) else f" at {path}"
         return f"discover {name}{where}"
+    if request.is_grpc:
+        rpc = Rpc.of(path)
+        if rpc is not None:
+            return rpc.operation or rpc.name
     if method == "POST" and b'"jsonrpc"' in request.body[:4096]:
         found = _RPC_METHOD.search(request.body)
         return found.group(1).decode("utf-8", "replace") if found else "JSON-RPC"

@@ -55,7 +55,8 @@ def version_header_missing(call, session):
     if call.is_a2a and call.spelled_version == "1.0" and not call.version_header:
         answer = f"; the agent answered {call.error.name}" if call.error else ""
         held = session.held_card(call)
-        yield Hit(f"{call.operation} is a 1.0 {'method' if call.binding == 'JSONRPC' else 'route'} but the "
+        spelling = {"JSONRPC": "method", "GRPC": "rpc"}.get(call.binding or "", "route")
+        yield Hit(f"{call.operation} is a 1.0 {spelling} but the "
                   f"request has no A2A-Version header, so the agent must treat it as 0.3{answer}",
                   [held.fetch] if held else [])
 
