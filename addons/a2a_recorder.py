@@ -2,22 +2,31 @@
 
     mitmdump -s addons/a2a_recorder.py --set a2a_capture=session.http
 
-Every exchange is written when it completes, numbered in the order its request arrived.
-Event streams pass to the client live while a copy of each frame is kept with its arrival
-time. Secrets are redacted unless `--set a2a_redact=false`. In reverse mode the interface
-URLs of relayed agent cards are pointed at the recorder (`--set a2a_rewrite_cards=false`
-turns that off). The addon never breaks the traffic it records: its own failures are logged.
+Every exchange is written when it completes, numbered in the order its request arrived
+(after the last number already in the file, when appending). Bodies pass to their peer as
+they arrive while a copy of each chunk is kept, so an event stream reaches the client live
+and a request or response cut short is kept with the bytes that came. Secrets are redacted
+unless `--set a2a_redact=false`. In reverse mode every relayed agent card, wherever it is
+served, has its interface URLs pointed at the recorder (`--set a2a_rewrite_cards=false`
+turns that off), and an origin no listener fronts is noted and warned about. When mitmproxy
+stops, exchanges still in flight are written with what arrived. The addon never breaks the
+traffic it records: its own failures are logged.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Sequence
 
-from mitmproxy import ctx, http
+from mitmproxy import ctx, exceptions, http
+from mitmproxy.proxy.mode_specs import ReverseMode
 
+from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record import flows
+from a2a_capture.record import notes as recorder_notes
 from a2a_capture.record.redact import Redactor
-from a2a_capture.record.rewrite import parse_routes, rewrite_card_routes
+from a2a_capture.record.rewrite import parse_routes, relay_card
 from a2a_capture.record.sink import CaptureSink
 
 log = logging.getLogger("a2a_capture.recorder")
@@ -29,6 +38,9 @@ class A2ARecorder:
         self.redactor: Redactor | None = None
         self.numbers = {"exchange": 0, "webhook": 0}
         self.push_urls: set[str] = set()
+        self.routes: list[tuple[str, str]] = []
+        self.in_flight: dict[str, http.HTTPFlow] = {}
+        self.warned: set[str] = set()
 
     def load(self, loader) -> None:
         loader.add_option("a2a_capture", str, "", "Capture file to append recorded A2A exchanges to.")
@@ -37,23 +49,47 @@ class A2ARecorder:
         loader.add_option("a2a_rewrite_cards", bool, True,
                           "In reverse mode, point relayed agent cards' interface URLs at the recorder.")
         loader.add_option("a2a_fsync", bool, False, "fsync the capture after every exchange.")
-        loader.add_option("a2a_routes", str, "",
-                          "Every recorded upstream and its listener (UPSTREAM=http://HOST:PORT;...), so a card "
+        loader.add_option("a2a_routes", Sequence[str], [],
+                          "Every recorded upstream and its listener (UPSTREAM=http://HOST:PORT), so a card "
                           "that names another recorded agent's server is pointed at that agent's listener.")
 
     def configure(self, updated) -> None:
+        if "a2a_routes" in updated:
+            try:
+                self.routes = parse_routes(ctx.options.a2a_routes)
+            except ValueError as error:
+                raise exceptions.OptionsError(str(error)) from None
         if "a2a_capture" in updated and ctx.options.a2a_capture:
-            if self.sink is not None:
-                self.sink.close()
-            self.sink = CaptureSink(ctx.options.a2a_capture, fsync=ctx.options.a2a_fsync)
+            # open the new output first: if it cannot be opened, mitmproxy keeps the old value
+            # and recording goes on into the old file
+            try:
+                sink = CaptureSink(ctx.options.a2a_capture, fsync=ctx.options.a2a_fsync)
+            except (OSError, A2ACaptureError) as error:
+                raise exceptions.OptionsError(f"a2a-capture cannot record to {ctx.options.a2a_capture}: {error}") \
+                    from None
+            old, self.sink = self.sink, sink
+            self.numbers = dict(sink.numbers)
+            if old is not None:
+                old.close()
             log.info("a2a-capture: recording to %s", ctx.options.a2a_capture)
         if "a2a_redact" in updated or "a2a_redact_key" in updated:
             key = ctx.options.a2a_redact_key.encode() or None
             self.redactor = Redactor(key) if ctx.options.a2a_redact else None
 
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        self.in_flight[flow.id] = flow
+        try:
+            # pass the body on as it comes, keeping a copy: a request cut short keeps what arrived
+            copy = flows.StreamCopy()
+            flow.request.stream = copy
+            flow.metadata["a2a_request_stream"] = copy
+        except Exception:
+            log.exception("a2a-capture: could not watch a request body; it is still forwarded")
+
     def request(self, flow: http.HTTPFlow) -> None:
         try:
-            body = flow.request.raw_content or b""
+            copy = flow.metadata.get("a2a_request_stream")
+            body = copy.body if copy is not None else (flow.request.raw_content or b"")
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in flow.request.headers.fields]
             webhook = flows.is_webhook(headers, body, self.push_urls, flow.request.pretty_url)
             kind = "webhook" if webhook else "exchange"
@@ -75,7 +111,7 @@ class A2ARecorder:
     def response(self, flow: http.HTTPFlow) -> None:
         notes = []
         try:
-            notes = self._rewrite_card(flow)
+            notes = self._relay_card(flow)
         except Exception:
             log.exception("a2a-capture: could not rewrite a card; it is forwarded as it came")
         self._record(flow, notes)
@@ -84,32 +120,52 @@ class A2ARecorder:
         self._record(flow, [])
 
     def done(self) -> None:
-        if self.sink is not None:
-            log.info("a2a-capture: wrote %d exchanges to %s", self.sink.count, self.sink.path)
-            self.sink.close()
+        """Write what is still in flight, then close: mitmproxy reports open flows only after this."""
+        if self.sink is None:
+            return
+        for flow in list(self.in_flight.values()):
+            self._record(flow, [], stopped=True)
+        log.info("a2a-capture: wrote %d exchanges to %s", self.sink.count, self.sink.path)
+        self.sink.close()
+        self.sink = None
+        # mitmproxy's shutdown then cancels each open connection and asyncio reports every
+        # cancellation with a traceback; those flows are written already, so the reports go
+        logging.getLogger("asyncio").addFilter(_drop_cancellations)
 
-    def _rewrite_card(self, flow: http.HTTPFlow) -> list[str]:
+    def _relay_card(self, flow: http.HTTPFlow) -> list[str]:
         mode = flow.client_conn.proxy_mode
-        if not ctx.options.a2a_rewrite_cards or type(mode).__name__ != "ReverseMode":
+        if not ctx.options.a2a_rewrite_cards or not isinstance(mode, ReverseMode) or "a2a_stream" in flow.metadata:
             return []
-        if not flow.request.path.split("?")[0].endswith("/.well-known/agent-card.json") or not flow.response.content:
+        body = flow.response.get_content(strict=False)  # compressed cards are decoded, and encoded back
+        if not body:
             return []
         upstream = f"{mode.scheme}://{mode.address[0]}:{mode.address[1]}"
         host, port = flow.client_conn.sockname[:2]  # the listener the client connected to
-        routes = [(upstream, f"{flow.request.scheme}://{host}:{port}"), *parse_routes(ctx.options.a2a_routes)]
-        body, changes = rewrite_card_routes(flow.response.content, routes)
-        if changes:
-            flow.response.content = body
-        return [f"a2a-capture rewrote the card's interface {old} to {new} so later calls pass the recorder"
-                for old, new in changes]
+        listener = f"{flow.request.scheme}://[{host}]:{port}" if ":" in host else f"{flow.request.scheme}://{host}:{port}"
+        relayed = relay_card(body, [(upstream, listener), *self.routes])
+        if relayed is None:
+            return []
+        if relayed.body is not None:
+            flow.response.content = relayed.body
+        notes = [recorder_notes.CARD_REWRITTEN.format(old=old, new=new) for old, new in relayed.changes]
+        for origin in relayed.unfronted:
+            notes.append(recorder_notes.UNRECORDED_ORIGIN.format(origin=origin))
+            if origin not in self.warned:
+                self.warned.add(origin)
+                log.warning("a2a-capture: warning: the card at %s names %s, which this recording does not front; "
+                            "calls there will not be recorded (add --agent %s --listen HOST:PORT)",
+                            flow.request.path, origin, origin)
+        return notes
 
-    def _record(self, flow: http.HTTPFlow, notes: list[str]) -> None:
+    def _record(self, flow: http.HTTPFlow, notes: list[str], stopped: bool = False) -> None:
+        self.in_flight.pop(flow.id, None)
         if self.sink is None or "a2a_written" in flow.metadata:
             return
         try:
             number, webhook = flow.metadata.get("a2a_number") or self._late_number()
             exchange = flows.exchange_from_flow(flow, number, webhook=webhook, stream=flow.metadata.get("a2a_stream"),
-                                                redactor=self.redactor, notes=notes)
+                                                redactor=self.redactor, notes=notes, stopped=stopped,
+                                                request_stream=flow.metadata.get("a2a_request_stream"))
             self.sink.write(exchange)
             flow.metadata["a2a_written"] = True
         except Exception:
@@ -119,6 +175,10 @@ class A2ARecorder:
         """A flow that failed before its request was complete still gets a number."""
         self.numbers["exchange"] += 1
         return self.numbers["exchange"], False
+
+
+def _drop_cancellations(record: logging.LogRecord) -> bool:
+    return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
 
 
 addons = [A2ARecorder()]

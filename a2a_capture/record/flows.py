@@ -18,6 +18,7 @@ from a2a_capture.capture import grpc
 from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.capture.sse import parse as parse_sse
+from a2a_capture.record import notes as recorder_notes
 from a2a_capture.record.redact import Redactor
 
 #: how a StreamResponse (a webhook body) starts
@@ -70,8 +71,13 @@ def _headers(fields) -> list[tuple[str, str]]:
 
 
 def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: StreamCopy | None = None,
-                       redactor: Redactor | None = None, notes: list[str] | None = None) -> Exchange:
-    """The exchange a flow was, as the client saw it."""
+                       redactor: Redactor | None = None, notes: list[str] | None = None,
+                       request_stream: StreamCopy | None = None, stopped: bool = False) -> Exchange:
+    """The exchange a flow was, as the client saw it.
+
+    ``request_stream`` holds a streamed request body as it arrived (all of it, or the part
+    that came before the client went away); ``stopped`` says recording ended mid-flow.
+    """
     request = flow.request
     notes = list(notes or [])
     version = request.http_version
@@ -83,7 +89,7 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
     target = request.path
     if flow.request.scheme == "https":
         notes.append(f"over TLS to {request.pretty_host}:{request.port}")
-    body = request.raw_content or b""
+    body = request_stream.body if request_stream is not None else (request.raw_content or b"")
     redacted: list[str] = []
     if redactor is not None:
         headers, removed = redactor.headers(headers)
@@ -106,10 +112,16 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
         response, removed, end = _response(flow, stream, redactor, start, notes)
         redacted += removed
         meta.end = timestamp(end)
-    if flow.error is not None:
-        notes.append(_error_note(flow.error.msg, flow.response is not None))
+    request_complete = bool(request.timestamp_end)
+    if stopped:
+        notes.append(recorder_notes.STOPPED.format(what=_unfinished(request_complete, flow.response)))
+    elif flow.error is not None:
+        notes.append(_error_note(flow.error.msg, flow.response is not None, request_complete))
         if meta.end is None:
             meta.end = timestamp(getattr(flow.error, "timestamp", None))
+        if flow.response is None and request_complete and _proxy_answered(flow.error.msg):
+            # mitmproxy answered in the agent's place; the capture must not pass it off as the agent's
+            notes.append(recorder_notes.PROXY_ANSWERED.format(status="502 Bad Gateway"))
     meta.redacted = list(dict.fromkeys(redacted))
     exchange = Exchange(number=number, webhook=webhook, request=exchange_request, response=response,
                         meta=meta, notes=notes)
@@ -117,17 +129,41 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
     return exchange
 
 
+#: words for mitmproxy's error messages, first match wins
 _ERROR_KINDS = (("errno 111", "connection refused"), ("connection refused", "connection refused"),
                 ("reset", "connection reset"), ("timed out", "timed out"), ("timeout", "timed out"),
-                ("disconnect", "connection closed"), ("eof", "connection closed"))
+                ("client disconnected", "the client closed the connection"),
+                ("peer closed connection", "connection closed"), ("server closed connection", "connection closed"),
+                ("connection closed", "connection closed"), ("disconnect", "connection closed"),
+                ("eof", "connection closed"))
 
 
-def _error_note(message: str, partial: bool) -> str:
-    """Say what went wrong in plain words, keeping the proxy's own message."""
+def _error_note(message: str, partial: bool, request_complete: bool = True) -> str:
+    """Say what went wrong in plain words, naming who closed, keeping the proxy's own message."""
     lower = message.lower()
     kind = next((name for needle, name in _ERROR_KINDS if needle in lower), "failed")
-    where = " after part of the response" if partial else ""
+    if kind == "connection closed":
+        kind = "the client closed the connection" if not request_complete else "the agent closed the connection"
+    if partial:
+        where = " after part of the response"
+    elif not request_complete:
+        where = " before the request was complete"
+    else:
+        where = ""
     return f"error: {kind}{where} ({message})"
+
+
+def _proxy_answered(message: str) -> bool:
+    """mitmproxy sends the client its own 502 when the agent side fails before answering;
+    not when the client itself went away, nor when the flow was killed (no answer at all)."""
+    lower = message.lower()
+    return "client disconnected" not in lower and lower != "killed"
+
+
+def _unfinished(request_complete: bool, response) -> str:
+    if not request_complete:
+        return "the request was complete"
+    return "the agent answered" if response is None else "the response ended"
 
 
 def _redact_body(redactor: Redactor, headers: list[tuple[str, str]], body: bytes, notes: list[str]):

@@ -1,15 +1,20 @@
 """Reverse mode: point the card's interfaces at the recorder, so later calls are recorded too.
 
 Behind a reverse proxy the card still names the real server, and a client that follows it
-would call the agent directly, past the recording. The interface URLs that name the
-upstream are rewritten to the address the client used, in place, keeping the card's bytes
-otherwise as they were.
+would call the agent directly, past the recording. A response is a card by what it holds,
+not where it was served (older well-known paths, custom paths, the extended card, a
+JSON-RPC result). The interface URLs that name a recorded upstream are rewritten to its
+listener, in place, keeping the card's bytes otherwise as they were; the ones no listener
+fronts are reported, since calls there escape the recording.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
+
+from a2a_capture.a2a.decode import looks_like_card
 
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
@@ -36,12 +41,8 @@ def interface_urls(card: object) -> list[str]:
     return [url for url in urls if isinstance(url, str)]
 
 
-def rewrite_card(body: bytes, upstream: str, public: str) -> tuple[bytes, list[tuple[str, str]]]:
-    """The card body with interface URLs on ``upstream`` moved to ``public``, and what changed."""
-    try:
-        card = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return body, []
+def _moves(card: object, upstream: str, public: str) -> list[tuple[str, str]]:
+    """(old URL, new URL) for each interface of the card on ``upstream``."""
     changes = []
     target = urlsplit(public)
     for url in dict.fromkeys(interface_urls(card)):
@@ -50,29 +51,103 @@ def rewrite_card(body: bytes, upstream: str, public: str) -> tuple[bytes, list[t
             new = urlunsplit((target.scheme, target.netloc, parts.path, parts.query, parts.fragment))
             if new != url:
                 changes.append((url, new))
-    if not changes:
-        return body, []
+    return changes
+
+
+def _apply(body: bytes, changes: list[tuple[str, str]]) -> bytes:
+    """Replace the URLs as JSON strings, leaving every other byte of the card as it was."""
     text = body.decode("utf-8", "surrogateescape")
     for old, new in changes:
         text = text.replace(json.dumps(old), json.dumps(new)).replace(json.dumps(old, ensure_ascii=False),
                                                                       json.dumps(new))
-    return text.encode("utf-8", "surrogateescape"), changes
+    return text.encode("utf-8", "surrogateescape")
 
 
-def rewrite_card_routes(body: bytes, routes: list[tuple[str, str]]) -> tuple[bytes, list[tuple[str, str]]]:
-    """Apply several upstream -> listener routes: a card may name another recorded agent's server."""
+def rewrite_card(body: bytes, upstream: str, public: str) -> tuple[bytes, list[tuple[str, str]]]:
+    """The card body with interface URLs on ``upstream`` moved to ``public``, and what changed."""
+    return rewrite_card_routes(body, [(upstream, public)])
+
+
+def rewrite_card_routes(body: bytes, routes: list[tuple[str, str]],
+                        card: object = None) -> tuple[bytes, list[tuple[str, str]]]:
+    """The card body with interface URLs on each route's upstream moved to its listener, and
+    what changed (a card may name another recorded agent's server)."""
+    if card is None:
+        try:
+            card = card_in(json.loads(body))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return body, []
     changes: list[tuple[str, str]] = []
     for upstream, public in routes:
-        body, changed = rewrite_card(body, upstream, public)
-        changes += changed
-    return body, changes
+        moved = {old for old, _ in changes}
+        changes += [(old, new) for old, new in _moves(card, upstream, public) if old not in moved]
+    return (_apply(body, changes), changes) if changes else (body, [])
 
 
-def parse_routes(text: str) -> list[tuple[str, str]]:
-    """`UPSTREAM=PUBLIC;UPSTREAM=PUBLIC`, as `a2a-capture record` passes them to the addon."""
+def parse_routes(items: list[str]) -> list[tuple[str, str]]:
+    """`UPSTREAM=PUBLIC` items, as `a2a-capture record` passes them to the addon."""
     routes = []
-    for item in filter(None, (part.strip() for part in text.split(";"))):
-        upstream, sep, public = item.partition("=")
-        if sep and upstream and public:
-            routes.append((upstream, public))
+    for item in items:
+        upstream, sep, public = item.strip().partition("=")
+        if not (sep and origin_of(upstream) and origin_of(public)):
+            raise ValueError(f"a route {item!r} should be UPSTREAM=LISTENER, both http(s) URLs")
+        routes.append((upstream, public))
     return routes
+
+
+def card_in(document: object) -> dict | None:
+    """The agent card a JSON body is or carries: a card itself (at any path, the extended
+    card's HTTP+JSON answer included), or the result of a JSON-RPC call that returns one
+    (`GetExtendedAgentCard`, 0.3's `agent/getAuthenticatedExtendedCard`)."""
+    if looks_like_card(document):
+        return document
+    if isinstance(document, dict) and looks_like_card(document.get("result")):
+        return document["result"]
+    return None
+
+
+def origin_of(url: str) -> str | None:
+    """`scheme://host:port` of an http(s) URL, or None for anything else."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{parts.scheme}://{host}:{parts.port or _default(parts.scheme)}"
+
+
+@dataclass
+class RelayedCard:
+    """What relaying one card did: its new body (None when unchanged), the rewrites, and the
+    interface origins that no listener of the recording fronts (calls there escape it)."""
+
+    body: bytes | None = None
+    changes: list[tuple[str, str]] = field(default_factory=list)
+    unfronted: list[str] = field(default_factory=list)
+
+
+def relay_card(body: bytes, routes: list[tuple[str, str]]) -> RelayedCard | None:
+    """Point a relayed card at the recorder; None when the body is not a card.
+
+    ``routes`` pairs each recorded upstream with the listener that fronts it. The body is
+    parsed only when it could be a card, since every response passes here.
+    """
+    if b'"skills"' not in body or body.lstrip()[:1] != b"{":
+        return None
+    try:
+        card = card_in(json.loads(body))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if card is None:
+        return None
+    relayed = RelayedCard()
+    new_body, relayed.changes = rewrite_card_routes(body, routes, card)
+    if relayed.changes:
+        relayed.body = new_body
+    moved = dict(relayed.changes)
+    listeners = [public for _, public in routes]
+    for url in dict.fromkeys(interface_urls(card)):
+        url = moved.get(url, url)
+        origin = origin_of(url)
+        if origin and not any(_same_server(url, public) for public in listeners) and origin not in relayed.unfronted:
+            relayed.unfronted.append(origin)
+    return relayed

@@ -40,7 +40,7 @@ class Listener:
         return cls(host.strip("[]") or "127.0.0.1", int(port))
 
     def __str__(self) -> str:
-        return f"{self.host}:{self.port}"
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
 
 def find_mitmdump() -> str:
@@ -72,7 +72,9 @@ def check_output(path: str) -> None:
 def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, redact: bool = True,
             rewrite_cards: bool = True, mitmdump: str | None = None) -> list[str]:
     """The mitmdump command line for this recording."""
-    args = [mitmdump or find_mitmdump(), "--quiet", "-s", str(addons_dir() / ADDON),
+    args = [mitmdump or find_mitmdump(), "-s", str(addons_dir() / ADDON),
+            # no flow log; warnings (the addon's, about calls that would escape the recording) still show
+            "--set", "flow_detail=0", "--set", "termlog_verbosity=warn",
             "--set", f"a2a_capture={output}", "--set", f"a2a_redact={'true' if redact else 'false'}",
             "--set", f"a2a_rewrite_cards={'true' if rewrite_cards else 'false'}",
             # the client's Host header stays as it was, so the capture shows what the client sent
@@ -83,9 +85,8 @@ def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | N
             "--set", "connection_strategy=lazy"]
     for upstream, listener in agents:
         args += ["--mode", f"reverse:{upstream}@{listener.host}:{listener.port}"]
-    if len(agents) > 1:  # a card served by one agent may name another's server
-        routes = ";".join(f"{upstream}=http://{listener.host}:{listener.port}" for upstream, listener in agents)
-        args += ["--set", f"a2a_routes={routes}"]
+    for upstream, listener in agents:  # a card served by one agent may name another's server
+        args += ["--set", f"a2a_routes={upstream}=http://{listener}"]
     if proxy is not None:
         args += ["--mode", f"regular@{proxy.host}:{proxy.port}"]
     return args

@@ -2,7 +2,8 @@
 
 The file is a valid capture at every moment: a block is written with a single write and
 flushed before the next, so a killed recorder leaves every completed exchange readable and
-no torn one.
+no torn one. A recording appended to an existing capture continues its numbering and says
+where it starts, so the file stays one readable capture with unique numbers.
 """
 
 from __future__ import annotations
@@ -13,8 +14,26 @@ import threading
 from a2a_capture import __version__
 from a2a_capture.capture.models import Exchange
 from a2a_capture.capture.writer import CaptureWriter
+from a2a_capture.record import notes
 
 FORMAT = "a2a-capture/1"
+
+APPENDED_NOTE = notes.APPENDED
+
+
+def last_numbers(path: str | os.PathLike) -> dict[str, int]:
+    """The highest exchange and webhook numbers already in a capture (reads it through once).
+
+    Raises CaptureFormatError when the file is not a readable capture: appending to it
+    would only bury the damage deeper.
+    """
+    from a2a_capture.capture import iter_exchanges
+
+    numbers = {"exchange": 0, "webhook": 0}
+    for exchange in iter_exchanges(path):
+        kind = "webhook" if exchange.webhook else "exchange"
+        numbers[kind] = max(numbers[kind], exchange.number)
+    return numbers
 
 
 class CaptureSink:
@@ -23,9 +42,12 @@ class CaptureSink:
         self.fsync = fsync
         self.count = 0
         self._lock = threading.Lock()
+        existing = os.path.getsize(self.path) if os.path.exists(self.path) else 0
+        #: where numbering continues: the last numbers of the capture appended to
+        self.numbers = last_numbers(self.path) if existing else {"exchange": 0, "webhook": 0}
+        self._start_note = APPENDED_NOTE.format(last=self.numbers["exchange"]) if existing else None
         # O_APPEND: each write lands at the end even if something else appends too
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        existing = os.fstat(self._fd).st_size
         # a body safe to write bare after a stream is safe anywhere, and an appended file
         # may already hold streams the writer did not see
         self._writer = CaptureWriter(assume_stream=True)
@@ -33,7 +55,11 @@ class CaptureSink:
             meta = [("format", FORMAT), ("recorder", f"a2a-capture {__version__}{recorder}")]
             self._write(self._writer.preamble(meta=meta))
         else:
-            self._writer.continue_after(self._tail())
+            # the last body may have been written with an exact length, which needs a blank
+            # line after its own line end, whatever bytes the body itself ended with
+            separator = b"\n" if self._tail().endswith(b"\n") else b"\n\n"
+            self._write(separator)
+            self._writer.continue_after(b"\n\n")
 
     def _tail(self) -> bytes:
         with open(self.path, "rb") as stream:
@@ -42,6 +68,9 @@ class CaptureSink:
 
     def write(self, exchange: Exchange) -> None:
         with self._lock:
+            if self._start_note is not None:
+                exchange.notes.insert(0, self._start_note)
+                self._start_note = None
             self._write(self._writer.block(exchange))
             self.count += 1
 
