@@ -6,8 +6,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from a2a_capture.capture import iter_exchanges
-from a2a_capture.capture.models import Exchange
+from a2a_capture.capture import iter_exchanges, read_capture
+from a2a_capture.capture.models import Capture, Exchange
 
 #: suffixes read through a converter; everything else is read as a capture
 CONVERTED = {".har": "har", ".mitm": "mitm", ".flow": "mitm", ".flows": "mitm", ".dump": "mitm"}
@@ -22,3 +22,13 @@ def exchanges(path: str | os.PathLike) -> Iterator[Exchange]:
     from a2a_capture.convert import load
 
     yield from load(os.fspath(path), kind).exchanges
+
+
+def capture(path: str | os.PathLike) -> Capture:
+    """A whole capture; a HAR or flow file is converted (in memory) first."""
+    kind = CONVERTED.get(Path(path).suffix.lower())
+    if kind is None:
+        return read_capture(path)
+    from a2a_capture.convert import load
+
+    return load(os.fspath(path), kind)

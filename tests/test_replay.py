@@ -12,8 +12,9 @@ import httpx
 from a2a.client import ClientConfig, create_client
 from a2a.types import Message, Part, Role, SendMessageRequest
 
+from a2a_capture import sources
 from a2a_capture.capture import read_capture, write_capture
-from a2a_capture.replay import client, diff, serve
+from a2a_capture.replay import client, diff, pace, serve
 from tests.builders import block, http_request, http_response
 from tests.conftest import ROOT
 from tests.live import agent, free_port, wait_for_port
@@ -219,3 +220,122 @@ def test_the_pytest_plugin_records_and_replays(pytester):
     """)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
+
+
+def _recorder_of_requests(seen: list):
+    """An ASGI app that keeps each request's headers and body and answers with the body it got."""
+
+    async def app(scope, receive, send):
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        seen.append((dict(scope["headers"]), body))
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": body or b"{}"})
+
+    return app
+
+
+def test_secrets_are_restored_by_where_they_were_and_never_written_out(tmp_path):
+    seen = []
+    port = free_port()
+    mark = "[redacted: token, sha256:{}]".format
+    path = tmp_path / "secrets.http"
+    body = {"a": {"token": mark("aaaaaa")}, "b": {"token": mark("bbbbbb")}, "c": [{"token": mark("aaaaaa")}]}
+    path.write_text(block(1, "call", http_request(
+        "POST", "/x", ["Content-Type: application/json", "X-Api-Key: [redacted: x-api-key, sha256:cccccc]"], body,
+        host=f"127.0.0.1:{port}"), http_response(200, body)) + "\n")
+    new = tmp_path / "new.http"
+    with serve_app(_recorder_of_requests(seen), port) as url:
+        result = run_with_env({"A2A_CAPTURE_SECRET_X_API_KEY": "gamma-key-3"},
+                              "replay", str(path), "--target", f"127.0.0.1:{port}={url}", "--no-delay",
+                              "--secret", "$.a.token=alpha-secret-1", "--secret", "$.b.token=beta-secret-2",
+                              "-o", str(new))
+    assert result.returncode == 0, result.stdout + result.stderr
+    headers, sent = seen[0]
+    assert json.loads(sent) == {"a": {"token": "alpha-secret-1"}, "b": {"token": "beta-secret-2"},
+                                "c": [{"token": "alpha-secret-1"}]}  # the same hash: the same value
+    assert headers[b"x-api-key"] == b"gamma-key-3"
+    written = new.read_bytes()
+    for value in (b"alpha-secret-1", b"beta-secret-2", b"gamma-key-3"):
+        assert value not in written and value not in result.stdout + result.stderr
+    # the agent echoed the body: its answer carries the recorded markers, hashes and all
+    answer = json.loads(read_capture(new).exchanges[0].response.body)
+    assert answer == body
+    assert read_capture(new).exchanges[0].request.header("X-Api-Key") == "[redacted: x-api-key, sha256:cccccc]"
+
+
+def run_with_env(env: dict[str, str], *args: str):
+    import os
+
+    exe = shutil.which("a2a-capture")
+    command = [exe] if exe else [sys.executable, "-m", "a2a_capture.cli"]
+    return subprocess.run([*command, *args], capture_output=True, timeout=60, env={**os.environ, **env})
+
+
+def test_a_stopped_agent_is_named_before_anything_is_sent(tmp_path):
+    with runner_agent() as url:
+        pass  # started and stopped: nothing listens there now
+    output = tmp_path / "new.http"
+    result = run("replay", str(CAPTURES / "02-blocking-send.http"), "--target", f"test-runner={url}",
+                 "-o", str(output))
+    assert result.returncode == 2
+    expected = f"a2a-capture: error: cannot reach test-runner at {url}: Connection refused"
+    assert result.stderr.decode().strip() == expected
+    assert result.stdout == b"" and not output.exists()
+
+
+def test_a_bad_url_or_output_stops_replay_before_it_sends(tmp_path):
+    hits = []
+
+    async def counter(scope, receive, send):
+        hits.append(scope["path"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    capture = str(CAPTURES / "02-blocking-send.http")
+    with serve_app(counter) as url:
+        bad_url = run("replay", capture, "--target", "test-runner=notaurl")
+        no_folder = run("replay", capture, "--target", f"test-runner={url}", "-o", str(tmp_path / "no" / "x.http"))
+    assert bad_url.returncode == 2 and b"--target test-runner=notaurl: expected an http:// or https:// URL" \
+        in bad_url.stderr
+    assert no_folder.returncode == 2 and b"the folder" in no_folder.stderr and b"does not exist" in no_folder.stderr
+    assert len(bad_url.stderr.splitlines()) == len(no_folder.stderr.splitlines()) == 1
+    assert hits == []
+
+
+def test_a_missing_webhook_is_named_by_task_and_state():
+    old = read_capture(CAPTURES / "07-push-webhook.http")
+    new = old.model_copy(deep=True)
+    new.exchanges = [e for e in new.exchanges if not (e.webhook and e.number == 2)]
+    lines = [change.line() for change in diff.compare(old, new)]
+    assert lines == ["- webhook 2 statusUpdate TASK_STATE_WORKING (task 1)"]
+    assert diff.compare(old, old) == []
+
+
+def test_the_recorded_gap_is_from_one_end_to_the_next_start():
+    calls = [e for e in read_capture(CAPTURES / "04-polling.http").exchanges if not e.webhook]
+    assert pace.recorded_gap(None, calls[0]) == 0
+    assert round(pace.recorded_gap(calls[2], calls[3]), 6) == 0.253322  # 49.749616 -> 50.002938
+    assert pace.recorded_gap(calls[3], calls[2]) == 0  # overlapping or out of order: no wait
+
+
+def test_diff_replay_serve_and_show_take_har_and_flow_files(tmp_path):
+    original = CAPTURES / "02-blocking-send.http"
+    copies = {}
+    for suffix in (".har", ".mitm", ".flow"):
+        copies[suffix] = tmp_path / f"02{suffix}"
+        assert run("convert", str(original), "-o", str(copies[suffix])).returncode == 0
+        compared = run("diff", str(original), str(copies[suffix]))
+        assert compared.returncode == 0, compared.stdout
+        shown = run("show", "--format", "http", str(copies[suffix]))
+        assert shown.returncode == 0 and shown.stdout.startswith(b"#@ format: a2a-capture/1")
+    with runner_agent() as url:
+        replayed = run("replay", str(copies[".har"]), "--target", f"test-runner={url}", "--no-delay")
+    assert replayed.returncode == 0, replayed.stdout
+    (mock,) = serve.mock_agents(sources.capture(copies[".mitm"]), speed=0)
+    with serve_app(mock) as url:
+        assert httpx.get(f"{url}/.well-known/agent-card.json").json()["name"] == "test-runner"

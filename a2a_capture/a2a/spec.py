@@ -181,6 +181,14 @@ TERMINAL_STATES = frozenset(
     {"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"}
 )
 INTERRUPTED_STATES = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"})
+#: how far along a task is in each state: a later poll never shows a lower rank
+STATE_PROGRESS = {"TASK_STATE_UNSPECIFIED": 0, "TASK_STATE_SUBMITTED": 1, "TASK_STATE_WORKING": 2,
+                  **dict.fromkeys(INTERRUPTED_STATES, 3), **dict.fromkeys(TERMINAL_STATES, 4)}
+#: operations that only read a task, so asking again changes nothing on the server
+TASK_READS = frozenset({"GetTask", "ListTasks", "SubscribeToTask"})
+#: request members that hold a push notification config (1.0, then 0.3 spelling), whose `url`
+#: is where the agent will send webhooks; CreateTaskPushNotificationConfig's params are one too
+PUSH_CONFIG_MEMBERS = frozenset({"taskPushNotificationConfig", "pushNotificationConfig"})
 
 
 def canonical_state(value: object) -> str | None:

@@ -14,28 +14,68 @@ from a2a_capture.cli.sessions import session_options
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--target", "targets", multiple=True, metavar="NAME=URL", required=True,
               help="Where the agent NAME (its card's name, or its recorded host:port) runs now (repeatable).")
-@click.option("--secret", "secrets", multiple=True, metavar="HEADER=VALUE",
-              help="A credential to send where the capture has a redaction marker (or set "
-                   "A2A_CAPTURE_SECRET_<HEADER>, such as A2A_CAPTURE_SECRET_AUTHORIZATION).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the new session as a capture.")
-def replay_command(file, targets, secrets, output):
-    """Send the client side of capture FILE again to live agents, in the original order.
+@click.option("--secret", "secrets", multiple=True, metavar="PLACE=VALUE",
+              help="A credential for a place the capture redacted (repeatable): a header by name "
+                   "(Authorization=\"Bearer …\"), a JSON member by the path its `#@ redacted:` line gives "
+                   "($.params.configuration.taskPushNotificationConfig.token=…), a query parameter as ?NAME. "
+                   "Or set A2A_CAPTURE_SECRET_<PLACE> (AUTHORIZATION, "
+                   "PARAMS_CONFIGURATION_TASKPUSHNOTIFICATIONCONFIG_TOKEN, QUERY_KEY). Never written out.")
+@click.option("--speed", type=float, default=1.0, show_default=True,
+              help="Keep the recorded gaps between calls, this many times shorter.")
+@click.option("--no-delay", is_flag=True, help="Send each call as soon as the previous one ends.")
+@click.option("--wait-for-state", type=float, default=5.0, show_default=True, metavar="SECONDS",
+              help="A task read (GetTask, ListTasks, SubscribeToTask) that finds the task behind the recorded "
+                   "state asks again, for at most this long (0: never).")
+@click.option("--wait-for-webhooks", type=float, default=5.0, show_default=True, metavar="SECONDS",
+              help="After the last call, wait this long at most for as many webhooks as were recorded.")
+@click.option("--webhook-listen", metavar="HOST:PORT", default="127.0.0.1:0", show_default=True,
+              help="Where replay takes the agents' webhooks (port 0: a free one); push configs are pointed there.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the new session (.http, or .har/.mitm by suffix), secrets redacted as recorded.")
+def replay_command(file, targets, secrets, speed, no_delay, wait_for_state, wait_for_webhooks, webhook_listen,
+                   output):
+    """Send the client side of capture FILE (.http, .har, .mitm, .flow) again to live agents.
 
-    Ids the servers make up (tasks, contexts, push configs, page tokens, ETags) are learned
-    from the new answers and put into later requests. Prints what changed; exit 1 if anything did.
+    Calls go in the original order, at the recorded pace. Ids the servers make up (tasks,
+    contexts, push configs, page tokens, ETags) are learned from the new answers and put into
+    later requests; the agents' webhooks are received and compared by task and state. Targets
+    and the output are checked before anything is sent (exit 2 if one is wrong). Prints what
+    changed; exit 1 if anything did.
     """
-    from a2a_capture.capture import read_capture, write_capture
-    from a2a_capture.replay import client, diff
+    from a2a_capture import sources
+    from a2a_capture.record.runner import Listener
+    from a2a_capture.replay import client, diff, preflight
 
-    old = read_capture(file)
-    new = client.replay(old, pairs(targets, "--target"), pairs(secrets, "--secret"), echo=click.echo)
+    old = sources.capture(file)
     if output:
-        write_capture(new, output)
+        preflight.check_writable(output)
+    listen = Listener.parse(webhook_listen, "--webhook-listen")
+    options = client.Options(speed=0.0 if no_delay else speed, wait_for_state=wait_for_state,
+                             wait_for_webhooks=wait_for_webhooks, webhook_listen=(listen.host, listen.port))
+    new = client.replay(old, pairs(targets, "--target"), pairs(secrets, "--secret"), options=options,
+                        echo=click.echo)
+    if output:
+        write_session(new, output)
+    for exchange in new.exchanges:
+        for note in exchange.notes:
+            if note.startswith("error: "):
+                click.echo(f"a2a-capture: exchange {exchange.label}: {note}", err=True)
     changes = diff.compare(old, new)
     for change in changes:
         click.echo(change.line())
     click.echo(f"replayed {len(new.exchanges)} exchanges; {len(changes)} differ from the capture")
     sys.exit(1 if changes else 0)
+
+
+def write_session(capture, output: str) -> None:
+    from pathlib import Path
+
+    from a2a_capture.convert import FORMATS, dump
+
+    try:
+        Path(output).write_bytes(dump(capture, FORMATS.get(Path(output).suffix.lower(), "http")))
+    except OSError as error:
+        raise click.ClickException(f"cannot write {output}: {error.strerror or error}") from None
 
 
 @main.command("serve")
@@ -45,12 +85,12 @@ def replay_command(file, targets, secrets, output):
 @click.option("--speed", type=float, default=1.0, show_default=True, help="Play streams this many times faster.")
 @click.option("--no-delay", is_flag=True, help="Send stream frames at once.")
 def serve_command(file, listens, speed, no_delay):
-    """Serve the agent side of capture FILE as mock agents on 127.0.0.1, until Ctrl-C."""
-    from a2a_capture.capture import read_capture
+    """Serve the agent side of capture FILE (.http, .har, .mitm, .flow) as mock agents, until Ctrl-C."""
+    from a2a_capture import sources
     from a2a_capture.replay import serve
     from a2a_capture.replay.runner import serve_forever
 
-    agents = serve.mock_agents(read_capture(file), 0.0 if no_delay else speed)
+    agents = serve.mock_agents(sources.capture(file), 0.0 if no_delay else speed)
     if not agents:
         raise click.UsageError(f"{file} has no calls to an agent to serve")
     serve_forever(agents, list(listens), echo=click.echo)
@@ -62,7 +102,8 @@ def serve_command(file, listens, speed, no_delay):
 @click.option("--ignore-key", "keys", multiple=True, metavar="KEY",
               help="Also mask this JSON member (ids, timestamps and tokens are masked already).")
 def diff_command(old, new, keys):
-    """Compare two sessions exchange by exchange, and their findings; exit 1 on a difference."""
+    """Compare two sessions (.http, .har, .mitm, .flow) exchange by exchange, and their findings;
+    webhooks by task and state. Exit 1 on a difference."""
     from a2a_capture.replay import gate
 
     verdict(gate.compare_sessions(old, new, keys))

@@ -6,8 +6,8 @@ import json
 
 import click
 
-from a2a_capture import show
-from a2a_capture.capture import capture_bytes, read_capture
+from a2a_capture import show, sources
+from a2a_capture.capture import capture_bytes
 from a2a_capture.cli.base import main
 
 
@@ -26,7 +26,7 @@ def show_command(files: tuple[str, ...], output_format: str) -> None:
     if output_format == "http":
         out = click.get_binary_stream("stdout")
         for path in files:
-            out.write(capture_bytes(read_capture(path)))
+            out.write(capture_bytes(sources.capture(path)))
         return
     tables = [(path, show.rows(path)) for path in files]
     if output_format == "json":

@@ -26,6 +26,8 @@ SECRET_QUERY = re.compile(r"(?i)^(?:api[-_]?key|key|token|access[-_]?token|auth|
 #: JSON members that carry credentials: push-config tokens and authentication credentials
 SECRET_JSON_KEYS = frozenset({"token", "credentials", "password", "apiKey", "api_key", "accessToken",
                               "access_token", "secret", "clientSecret", "client_secret"})
+#: a marker as written in a capture; ``digest`` is the keyed hash, equal for equal values in a session
+MARKER = re.compile(r"\[redacted: (?P<what>[^\]]*?), sha256:(?P<digest>[0-9a-f]+)\]")
 _AUTH_SCHEME = re.compile(r"^(\S+)\s+(\S.*)$")
 _SECRET_KEY_BYTES = re.compile(b'"(?:' + b"|".join(re.escape(k.encode()) for k in sorted(SECRET_JSON_KEYS))
                                + rb')"\s*:')
@@ -37,9 +39,11 @@ class Redactor:
     def __init__(self, key: bytes | None = None) -> None:
         self.key = key or secrets.token_bytes(16)
 
+    def digest(self, value: str) -> str:
+        return hmac.new(self.key, value.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()[:6]
+
     def marker(self, what: str, value: str) -> str:
-        digest = hmac.new(self.key, value.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()[:6]
-        return f"[redacted: {what}, sha256:{digest}]"
+        return f"[redacted: {what}, sha256:{self.digest(value)}]"
 
     # -- headers ---------------------------------------------------------------------------------
 

@@ -3,33 +3,40 @@
 The server makes up task ids, context ids, push-config ids and page tokens, so a literal
 replay fails at the second call ("Task not found"). Each new response is laid beside the
 recorded one; where they differ in such a value, the new value replaces the old one in every
-later request. Redacted credentials are restored only from the environment or from values the
-user gives; a request never carries a redaction marker, and never goes to an agent the user
-did not name.
+later request. Calls keep the recorded pace; a task read that finds the task behind where the
+recording saw it asks again, within a bound. The agents' webhooks go to a receiver of the
+replay's own and become webhook blocks. Redacted credentials are restored only from values the
+user gives (or the environment); a request never carries a redaction marker, never goes to an
+agent the user did not name, and the new capture carries the recorded markers, not the secrets.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import re
 import time
 from dataclasses import dataclass, field
 
 import httpx
 
+from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import decode
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record.flows import StreamCopy
+from a2a_capture.replay import preflight
 from a2a_capture.replay.agents import recorded_agents
+from a2a_capture.replay.credentials import Secrets
+from a2a_capture.replay.pace import Pace
+from a2a_capture.replay.webhooks import Receiver, point_push_configs
 
 #: values a server makes up, which later requests quote back
 LEARNED_KEYS = frozenset({"id", "taskId", "contextId", "nextPageToken", "artifactId"})
 #: headers the transport sets itself
 TRANSPORT_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive",
                                "accept-encoding"})
-_MARKER = re.compile(r"\[redacted: [^\]]*\]")
+#: seconds between two asks of a task read that found the task behind the recording
+POLL_INTERVAL = 0.05
 
 
 class ReplayError(A2ACaptureError):
@@ -75,6 +82,7 @@ def resolve_targets(capture: Capture, targets: dict[str, str]) -> dict[str, str]
         if url is None:
             missing.append(f"{name} ({host})" if name != origin else host)
         else:
+            preflight.check_url(name, url)
             resolved[origin] = url.rstrip("/")
     if missing:
         raise ReplayError("no --target for " + ", ".join(missing) + "; replay sends only to agents you name, "
@@ -82,108 +90,142 @@ def resolve_targets(capture: Capture, targets: dict[str, str]) -> dict[str, str]
     return resolved
 
 
-def restore_secrets(headers: list[tuple[str, str]], secrets: dict[str, str]) -> tuple[list[tuple[str, str]], list[str]]:
-    """Headers with redaction markers replaced from ``secrets`` or A2A_CAPTURE_SECRET_<HEADER>; the
-    ones that cannot be restored are left out, never sent as markers."""
-    restored, dropped = [], []
-    for name, value in headers:
-        if not _MARKER.search(value):
-            restored.append((name, value))
-            continue
-        env = "A2A_CAPTURE_SECRET_" + re.sub(r"[^A-Z0-9]", "_", name.upper())
-        secret = secrets.get(name) or secrets.get(name.lower()) or os.environ.get(env)
-        if secret is None:
-            dropped.append(name)
-        else:
-            restored.append((name, secret))
-    return restored, dropped
+@dataclass
+class Options:
+    """How a replay goes: pace, waits, where webhooks come in."""
 
-
-def restore_body_secrets(body: bytes, secrets: dict[str, str]) -> tuple[bytes, list[str]]:
-    """A JSON body with redaction markers replaced from ``secrets`` (by member name) or the
-    environment; members that cannot be restored are left out of the request."""
-    if not _MARKER.search(body.decode("utf-8", "replace")):
-        return body, []
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return _MARKER.sub("", body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape"), ["body"]
-    dropped: list[str] = []
-
-    def walk(value, path: str):
-        if isinstance(value, dict):
-            for key in list(value):
-                child = value[key]
-                if isinstance(child, str) and _MARKER.search(child):
-                    env = "A2A_CAPTURE_SECRET_" + re.sub(r"[^A-Z0-9]", "_", key.upper())
-                    secret = secrets.get(key) or os.environ.get(env)
-                    if secret is None:
-                        del value[key]
-                        dropped.append(f"{path}.{key}")
-                    else:
-                        value[key] = secret
-                else:
-                    walk(child, f"{path}.{key}")
-        elif isinstance(value, list):
-            for child in value:
-                walk(child, f"{path}[]")
-
-    walk(data, "$")
-    return json.dumps(data, separators=(",", ":")).encode(), dropped
+    speed: float = 1.0  # the recorded gaps divided by this; 0: no delay
+    wait_for_state: float = 5.0  # seconds a task read may ask again for the recorded state; 0: never
+    wait_for_webhooks: float = 5.0  # seconds to wait, after the last call, for the recorded webhooks
+    webhook_listen: tuple[str, int] = ("127.0.0.1", 0)  # 0: a free port
+    timeout: float = 30.0
+    check_targets: bool = True  # connect to each target before sending anything
 
 
 def replay(capture: Capture, targets: dict[str, str], secrets: dict[str, str] | None = None, *,
-           timeout: float = 30.0, echo=None) -> Capture:
-    """Send the capture's calls again; returns the new session as a capture."""
+           options: Options | None = None, echo=None) -> Capture:
+    """Send the capture's calls again; returns the new session as a capture, with no secret in it."""
+    options = options or Options()
     bases = resolve_targets(capture, targets)
-    substitutions = Substitutions()
+    if options.check_targets:
+        names = agents_of(capture)
+        for origin, url in bases.items():
+            preflight.check_reachable(names[origin], url)
+    keys = Secrets(secrets)
+    calls = [exchange for exchange in capture.exchanges if not exchange.webhook]
+    hooks = [exchange for exchange in capture.exchanges if exchange.webhook]
+    receiver = Receiver(*options.webhook_listen, answer=hooks[0].response if hooks else None)
     exchanges: list[Exchange] = []
-    with httpx.Client(timeout=timeout, trust_env=False) as http:
-        for exchange in capture.exchanges:
-            if exchange.webhook:
-                continue  # the agents send those again by themselves
-            new = _send(http, exchange, bases, substitutions, secrets or {}, echo)
-            exchanges.append(new)
-            _learn(substitutions, exchange, new)
-    return Capture(notes=[f"replayed from a capture with {len(capture.exchanges)} exchanges"],
-                   meta=[("format", "a2a-capture/1")], exchanges=exchanges)
+    with contextlib.ExitStack() as stack, httpx.Client(timeout=options.timeout, trust_env=False) as http:
+        if hooks or any(_sets_push_config(decode(exchange)) for exchange in calls):
+            stack.enter_context(receiver)
+        session = _Session(http, bases, keys, receiver.url, options, echo)
+        pace = Pace(options.speed)
+        for exchange in calls:
+            pace.before(exchange)
+            exchanges.append(session.send(exchange))
+            pace.after(exchange)
+        if hooks:
+            receiver.wait_for(len(hooks), options.wait_for_webhooks)
+    received = list(receiver.received)
+    for number, hook in enumerate(received, 1):
+        hook.number = number
+    exchanges = sorted(exchanges + received, key=lambda e: e.meta.start or "")
+    notes = [f"replayed from a capture with {len(capture.exchanges)} exchanges"]
+    if session.pointed:
+        notes.append(f"replay pointed the push configs at its own webhook receiver, {receiver.url}: "
+                     + ", ".join(sorted(session.pointed)))
+    return keys.protect(Capture(notes=notes, meta=[("format", "a2a-capture/1")], exchanges=exchanges))
 
 
-def _send(http: httpx.Client, exchange: Exchange, bases: dict[str, str], subs: Substitutions,
-          secrets: dict[str, str], echo) -> Exchange:
-    call = decode(exchange)
-    base = bases[call.agent]
-    request = exchange.request
-    target = subs.apply(request.target)
-    headers = [(name, subs.apply(value)) for name, value in request.headers
-               if name.lower() not in TRANSPORT_HEADERS]
-    headers, dropped = restore_secrets(headers, secrets)
-    body = subs.apply(request.body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
-    body, dropped_members = restore_body_secrets(body, secrets)
-    dropped += dropped_members
-    notes = [f"replay left out {name}: it was redacted and no secret was given for it" for name in dropped]
-    if dropped and echo:
-        echo(f"exchange {exchange.label}: {', '.join(dropped)} left out (redacted; give --secret NAME=VALUE)")
-    started = time.time()
-    copy = StreamCopy()
-    try:
-        with http.stream(request.method, base + target, headers=headers, content=body or None) as answer:
-            for chunk in answer.iter_raw():
-                copy(chunk)
-            response = Response(status=answer.status_code, reason=answer.reason_phrase,
-                                headers=[(k, v) for k, v in answer.headers.multi_items()], body=copy.body)
-    except httpx.HTTPError as error:
-        response = None
-        notes.append(f"error: {type(error).__name__}: {error}")
-    ended = time.time()
-    if response is not None and response.is_event_stream:
-        response.event_times = copy.event_times(started)
-    host = base.split("://", 1)[-1]
-    new_request = Request(method=request.method, target=target, body=body,
-                          headers=[("Host", host), *headers])
-    meta = ExchangeMeta(start=format_time(started), end=format_time(ended), server=host)
-    return Exchange(number=exchange.number, title=exchange.title, request=new_request, response=response,
-                    notes=notes, meta=meta)
+class _Session:
+    """The state a replay carries from call to call."""
+
+    def __init__(self, http: httpx.Client, bases: dict[str, str], keys: Secrets, receiver: str,
+                 options: Options, echo) -> None:
+        self.http, self.bases, self.keys, self.receiver = http, bases, keys, receiver
+        self.options, self.echo = options, echo
+        self.subs = Substitutions()
+        self.pointed: set[str] = set()  # recorded webhook URLs moved to the receiver
+
+    def send(self, exchange: Exchange) -> Exchange:
+        call = decode(exchange)
+        request = exchange.request
+        headers = [(name, self.subs.apply(value)) for name, value in request.headers
+                   if name.lower() not in TRANSPORT_HEADERS]
+        headers, dropped = self.keys.headers(headers)
+        target, dropped_query = self.keys.target(self.subs.apply(request.target))
+        body = self.subs.apply(request.body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+        body, dropped_members = self.keys.body(body)
+        body, moved = point_push_configs(body, call.operation, self.receiver)
+        dropped += dropped_query + dropped_members
+        notes = [f"replay left out {place}: it was redacted and no secret was given for it" for place in dropped]
+        notes += [f"replay pointed the push config's url {old} to its own receiver, {new}" for old, new in moved]
+        self.pointed.update(old for old, _ in moved)
+        if dropped and self.echo:
+            self.echo(f"exchange {exchange.label}: {', '.join(dropped)} left out "
+                      f"(redacted; give --secret {dropped[0]}=VALUE)")
+        base = self.bases[call.agent]
+        new = self._once(exchange, base, target, headers, body, notes)
+        new = self._until_recorded_state(exchange, call, new, base, target, headers, body, notes)
+        _learn(self.subs, exchange, new)
+        return new
+
+    def _until_recorded_state(self, old: Exchange, call, new: Exchange, *args) -> Exchange:
+        """A task read that found the task behind the recording asks again, within the bound."""
+        if call.operation not in spec.TASK_READS or self.options.wait_for_state <= 0:
+            return new
+        wanted = _progress(call.states)
+        deadline = time.monotonic() + self.options.wait_for_state
+        asked = 0
+        while _behind(_progress(decode(new).states), wanted) and time.monotonic() < deadline:
+            time.sleep(POLL_INTERVAL)
+            new = self._once(old, *args)
+            asked += 1
+        if asked:
+            state = call.states[-1][1] if call.states else "the recorded state"
+            new.notes.append(f"replay asked {asked} more times before the task reached {state}, as recorded")
+        return new
+
+    def _once(self, exchange: Exchange, base: str, target: str, headers, body: bytes, notes: list[str]) -> Exchange:
+        request = exchange.request
+        sent = [*headers, ("Accept-Encoding", "identity")]  # plain answers, so secrets in them can be redacted
+        started = time.time()
+        copy = StreamCopy()
+        notes = list(notes)
+        try:
+            with self.http.stream(request.method, base + target, headers=sent, content=body or None) as answer:
+                for chunk in answer.iter_raw():
+                    copy(chunk)
+                response = Response(status=answer.status_code, reason=answer.reason_phrase,
+                                    headers=[(k, v) for k, v in answer.headers.multi_items()], body=copy.body)
+        except httpx.HTTPError as error:
+            response = None
+            notes.append(f"error: {type(error).__name__}: {error}")
+        ended = time.time()
+        if response is not None and response.is_event_stream:
+            response.event_times = copy.event_times(started)
+        host = base.split("://", 1)[-1]
+        new_request = Request(method=request.method, target=target, body=body, headers=[("Host", host), *sent])
+        meta = ExchangeMeta(start=format_time(started), end=format_time(ended), server=host)
+        return Exchange(number=exchange.number, title=exchange.title, request=new_request, response=response,
+                        notes=notes, meta=meta)
+
+
+def _sets_push_config(call) -> bool:
+    return call.inline_push or call.operation == "CreateTaskPushNotificationConfig"
+
+
+def _progress(states: list[tuple[str, str]]) -> list[int]:
+    """How far along each task is, in the order the answer first names them."""
+    last: dict[str, str] = {}
+    for task, state in states:
+        last[task] = state
+    return [spec.STATE_PROGRESS.get(state, 0) for state in last.values()]
+
+
+def _behind(progress: list[int], wanted: list[int]) -> bool:
+    return len(progress) < len(wanted) or any(now < then for now, then in zip(progress, wanted, strict=False))
 
 
 def _learn(subs: Substitutions, old: Exchange, new: Exchange) -> None:

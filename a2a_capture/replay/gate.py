@@ -6,9 +6,9 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 
+from a2a_capture import sources
 from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import analyze
-from a2a_capture.capture import read_capture
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.replay import baseline, diff
 from a2a_capture.replay.masking import VOLATILE_KEYS
@@ -37,7 +37,7 @@ def capture_files(paths) -> list[str]:
 def compare_sessions(old: str, new: str, extra_keys=()) -> Verdict:
     """Exchanges and findings of two sessions, after masking what changes from run to run."""
     verdict = Verdict()
-    changes = diff.compare(read_capture(old), read_capture(new), VOLATILE_KEYS | set(extra_keys))
+    changes = diff.compare(sources.capture(old), sources.capture(new), VOLATILE_KEYS | set(extra_keys))
     verdict.lines += [change.line() for change in changes]
     accepted = Counter(baseline.key(f, with_file=False) for f in analyze([old]).findings)
     findings = baseline.judge(analyze([new]).findings, accepted, with_file=False)

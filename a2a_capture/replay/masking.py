@@ -1,14 +1,17 @@
 """Mask what changes from run to run (ids, times, tokens, ETags), so sessions can be compared.
 
 The server makes up task, context and config ids; clients make up message and request ids;
-times and ETags move. Two recordings of the same behaviour differ in exactly these, so
-comparison, matching and baselines look at bodies with them replaced by placeholders.
+times and ETags move; a task still working has as much of its artifacts as it had made when
+it was asked. Two recordings of the same behaviour differ in exactly these, so comparison,
+matching and baselines look at bodies with them replaced by placeholders.
 """
 
 from __future__ import annotations
 
 import json
 import re
+
+from a2a_capture.a2a import spec
 
 #: JSON members whose values are made up per run
 VOLATILE_KEYS = frozenset({
@@ -33,13 +36,23 @@ def mask_text(text: str) -> str:
 
 def mask_json(value, keys: frozenset[str] = VOLATILE_KEYS):
     if isinstance(value, dict):
-        return {key: (f"<{key}>" if key in keys and isinstance(value[key], (str, int, list)) and value[key] != ""
-                      else mask_json(value[key], keys)) for key in value}
+        masked = {key: (f"<{key}>" if key in keys and isinstance(value[key], (str, int, list)) and value[key] != ""
+                        else mask_json(value[key], keys)) for key in value}
+        if "id" in value and _in_progress(value):  # a task still working: none yet is as good as some
+            masked["artifacts"] = "<in progress>"
+        return masked
     if isinstance(value, list):
         return [mask_json(item, keys) for item in value]
     if isinstance(value, str):
         return mask_text(value)
     return value
+
+
+def _in_progress(task: dict) -> bool:
+    """A task still submitted or working: its artifacts are as far as they got when it was asked."""
+    status = task.get("status")
+    state = spec.canonical_state(status.get("state")) if isinstance(status, dict) else None
+    return state is not None and spec.STATE_PROGRESS.get(state, 0) < spec.STATE_PROGRESS["TASK_STATE_INPUT_REQUIRED"]
 
 
 def mask_body(body: bytes, keys: frozenset[str] = VOLATILE_KEYS) -> str:
