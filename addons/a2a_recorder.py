@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.proxy.mode_specs import ReverseMode
 
+from a2a_capture.capture.grpc import is_grpc_type
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record import flows
 from a2a_capture.record import notes as recorder_notes
@@ -101,7 +102,8 @@ class A2ARecorder:
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         try:
-            if flow.response.headers.get("content-type", "").startswith("text/event-stream"):
+            content_type = flow.response.headers.get("content-type", "")
+            if content_type.startswith("text/event-stream") or is_grpc_type(content_type):
                 copy = flows.StreamCopy()
                 flow.response.stream = copy
                 flow.metadata["a2a_stream"] = copy

@@ -18,6 +18,7 @@ from a2a_capture.capture import grpc
 from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.capture.sse import parse as parse_sse
+from a2a_capture.record import grpc as record_grpc
 from a2a_capture.record import notes as recorder_notes
 from a2a_capture.record.redact import Redactor
 
@@ -96,7 +97,10 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
         redacted += removed
         target, removed = redactor.target(target)
         redacted += removed
-        headers, body, removed = _redact_body(redactor, headers, body, notes)
+        if record_grpc.is_grpc(headers):
+            body, removed = record_grpc.redact(redactor, request.path, "request", body)
+        else:
+            headers, body, removed = _redact_body(redactor, headers, body, notes)
         redacted += removed
     start = request.timestamp_start
     meta = ExchangeMeta(
@@ -186,15 +190,23 @@ def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start:
     response = flow.response
     headers = _headers(response.headers.fields)
     body = stream.body if stream is not None else (response.raw_content or b"")
-    times = stream.event_times(start) if stream is not None else []
+    grpc_answer = record_grpc.is_grpc(headers)
+    if stream is not None:
+        times = record_grpc.message_times(stream.chunks, start) if grpc_answer else stream.event_times(start)
+    else:
+        times = []
     removed: list[str] = []
     if redactor is not None:
         headers, removed_headers = redactor.headers(headers)
-        headers, body, removed_body = _redact_body(redactor, headers, body, notes)
+        if grpc_answer:
+            body, removed_body = record_grpc.redact(redactor, flow.request.path, "response", body)
+        else:
+            headers, body, removed_body = _redact_body(redactor, headers, body, notes)
         removed = removed_headers + removed_body
     end = response.timestamp_end or (stream.chunks[-1][0] if stream and stream.chunks else None)
     result = Response(status=response.status_code, reason=response.reason or "", headers=headers, body=body,
-                      http_version="1.1", event_times=times if _content_type(headers) == "text/event-stream" else [])
+                      http_version="1.1",
+                      event_times=times if grpc_answer or _content_type(headers) == "text/event-stream" else [])
     if result.is_grpc:
         result.http_version = "2"
         result.trailers = _headers(response.trailers.fields) if response.trailers else []

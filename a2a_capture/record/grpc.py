@@ -1,0 +1,83 @@
+"""What the recorder does for gRPC calls: message arrival times and redaction inside protobuf.
+
+A gRPC body is length-prefixed protobuf, so the JSON redaction cannot see a push config's
+token in it. Here each message is read with the A2A types, secret string fields (the names
+the JSON redaction uses: `token`, `credentials`, …) are replaced by the same markers, and
+the message is written again. A message that cannot be read is kept as it came.
+"""
+
+from __future__ import annotations
+
+from a2a_capture.a2a.grpc import message_type
+from a2a_capture.capture import grpc as layout
+from a2a_capture.record.redact import SECRET_JSON_KEYS, Redactor
+
+
+def is_grpc(headers: list[tuple[str, str]]) -> bool:
+    return layout.is_grpc_type(next((value for name, value in headers if name.lower() == "content-type"), None))
+
+
+def message_times(chunks: list[tuple[float, bytes]], start: float) -> list[float | None]:
+    """Arrival time of each gRPC message: when the chunk that completed it came."""
+    times: list[float | None] = []
+    body = b"".join(chunk for _, chunk in chunks)
+    ends, offset = [], 0
+    for one in layout.split_frames(body) or []:
+        offset += len(one)
+        ends.append(offset)
+    received, when, pending = 0, None, iter(chunks)
+    for end in ends:
+        while received < end:
+            step = next(pending, None)
+            if step is None:
+                break
+            when, received = step[0], received + len(step[1])
+        times.append(round(when - start, 6) if when is not None else None)
+    return times
+
+
+def redact(redactor: Redactor, target: str, direction: str, body: bytes) -> tuple[bytes, list[str]]:
+    """The body with secret fields of its messages replaced by markers, and what was removed."""
+    frames = layout.split_frames(body)
+    descriptor = message_type(target, direction) if frames else None
+    if descriptor is None or not any(key.encode() in body for key in SECRET_JSON_KEYS):
+        return body, []
+    from google.protobuf import message_factory
+    from google.protobuf.message import DecodeError
+
+    removed: list[str] = []
+    result = []
+    for one in frames:
+        compressed, payload = layout.frame_parts(one)
+        message = message_factory.GetMessageClass(descriptor)()
+        try:
+            if compressed:
+                raise DecodeError("compressed")
+            message.ParseFromString(payload)
+        except DecodeError:
+            result.append(one)
+            continue
+        found = list(_redact_fields(redactor, message, "$"))
+        removed += found
+        result.append(layout.frame(message.SerializeToString()) if found else one)
+    return b"".join(result), sorted({f"body {path}" for path in removed})
+
+
+def _redact_fields(redactor: Redactor, message, path: str, depth: int = 0):
+    """Replace secret string fields at any depth; yield the JSON path of each."""
+    if depth > 32:
+        return
+    for field, value in message.ListFields():
+        where = f"{path}.{field.json_name}"
+        if field.message_type is None:
+            secret = field.json_name in SECRET_JSON_KEYS or field.name in SECRET_JSON_KEYS
+            if secret and isinstance(value, str) and value and not value.startswith("[redacted"):
+                setattr(message, field.name, redactor.marker(field.json_name, value))
+                yield where
+        elif field.message_type.GetOptions().map_entry:
+            continue  # free-form metadata; the A2A types keep credentials in named fields
+        elif field.is_repeated:
+            for item in value:
+                yield from _redact_fields(redactor, item, f"{where}[]", depth + 1)
+        else:
+            yield from _redact_fields(redactor, value, where, depth + 1)
