@@ -62,3 +62,12 @@ def test_a_second_client_in_the_session_holds_the_first_ones_card(tmp_path):
     second = write(tmp_path, fetch_card(1), name="client-b.http")
     findings = analyze([first, second]).findings
     assert [(f.file, f.rule) for f in findings] == [(str(second), "card-refetch")]
+
+
+def test_the_same_card_at_another_path_of_its_origin_is_held(tmp_path):
+    blocks = [fetch_card(1), fetch_card(2, path="/.well-known/agent.json")]
+    analysis = analyze([write(tmp_path, *blocks)])
+    refetch = next(f for f in analysis.findings if f.rule == "card-refetch")
+    assert (refetch.exchange, refetch.related, refetch.wasted) == ("2", ["1"], True)
+    other = [fetch_card(1), fetch_card(2, card(name="another"), path="/.well-known/agent.json")]
+    assert "card-refetch" not in {f.rule for f in analyze([write(tmp_path, *other)]).findings}

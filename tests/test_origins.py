@@ -107,3 +107,11 @@ def test_reverse_mode_messages_compare_the_listener_with_the_listener(tmp_path):
     assert "call to http://127.0.0.1:51241/wrong" in finding.message
     assert "declares JSONRPC http://127.0.0.1:51241/rpc" in finding.message
     assert "41241" not in finding.message
+
+
+def test_a_jsonrpc_url_is_taken_exactly(tmp_path):
+    from tests.builders import fetch_card, rpc
+    blocks = [fetch_card(1), rpc(2, "SendMessage", {"message": message()}, path="/rpc/",
+                                 error={"code": -32601, "message": "not found"})]
+    finding = next(f for f in analyze([write(tmp_path, *blocks)]).findings)
+    assert (finding.rule, finding.wasted) == ("interface-undeclared", True)

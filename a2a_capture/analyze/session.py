@@ -63,6 +63,8 @@ class Session:
     card_urls: dict[str, HeldCard] = field(default_factory=dict)
     #: the card of each variant of a URL whose response varies on request headers
     variants: dict[tuple[str, tuple[str | None, ...]], HeldCard] = field(default_factory=dict)
+    #: every card held, by origin and content: the same card at another path is the same card
+    same_cards: dict[tuple[str | None, str], HeldCard] = field(default_factory=dict)
     #: (origin, path, card) for every interface a held card declares
     interfaces: list[tuple[str, str, HeldCard]] = field(default_factory=list)
     tasks: dict[str, TaskSeen] = field(default_factory=dict)
@@ -107,6 +109,8 @@ class Session:
         """
         key = card_url(call)
         held = self.card_urls.get(key)
+        if held is None and call.card is not None:  # the same card, from another path of its origin
+            return self.same_cards.get((call.agent, call.card.fingerprint))
         if held is None or not held.vary:
             return held
         if "*" in held.vary:
@@ -217,6 +221,7 @@ class Session:
         self.card_urls[key] = held
         if held.vary:
             self.variants[(key, _variant(call, held.vary))] = held
+        self.same_cards[(call.agent, card.fingerprint)] = held
         self.cards[call.agent] = held
         if previous is not None:
             self.interfaces = [entry for entry in self.interfaces if entry[2] is not previous]

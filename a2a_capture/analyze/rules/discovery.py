@@ -52,6 +52,10 @@ def card_refetch(call, session):
     if held is None or (held.extended and held.credentials != call.header("authorization")):
         return  # never held, another variant, or an extended card for another principal
     what = "extended card" if held.extended else "card"
+    if held.fetch.path != call.path and not held.extended:
+        yield Hit(f"the card at {call.path} is the card {ref(held.fetch, call)} had already fetched at "
+                  f"{held.fetch.path}", [held.fetch])
+        return
     fresh = held.fresh_at(call.started)
     conditional = call.header("if-none-match") or call.header("if-modified-since")
     if fresh:

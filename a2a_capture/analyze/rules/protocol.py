@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+from urllib.parse import urlsplit
 
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
@@ -23,7 +24,7 @@ def _matching_interfaces(call, session):
         if interface.binding.upper() != (call.binding or "").upper():
             continue
         if call.binding == "JSONRPC":
-            if call.path.rstrip("/") == interface.path:
+            if (call.path or "/") == (urlsplit(interface.url).path or "/"):  # exactly: many agents 404 on /rpc/
                 result.append(interface)
         elif _under(base.rstrip("/"), interface.path):
             result.append(interface)
