@@ -12,12 +12,13 @@ from a2a_capture.analyze.findings import Hit, ref, rule
 def _declared_versions(call, session) -> set[str]:
     """The protocol versions the card declares for the interface this call went to."""
     versions = set()
-    for interface in _matching_interfaces(call, session):
+    for interface in _matching_interfaces(call, session) or _matching_interfaces(call, session, loosely=True):
         versions.add(interface.version or "0.3")
     return versions
 
 
-def _matching_interfaces(call, session):
+def _matching_interfaces(call, session, loosely: bool = False):
+    """The declared interfaces a call went to; ``loosely``: the one it meant, a trailing slash apart."""
     base = call.path if call.binding == "JSONRPC" else (call.base_path or "")
     result = []
     for interface in session.interfaces_for(call):
@@ -25,6 +26,8 @@ def _matching_interfaces(call, session):
             continue
         if call.binding == "JSONRPC":
             if (call.path or "/") == (urlsplit(interface.url).path or "/"):  # exactly: many agents 404 on /rpc/
+                result.append(interface)
+            elif loosely and call.path.rstrip("/") == interface.path:
                 result.append(interface)
         elif _under(base.rstrip("/"), interface.path):
             result.append(interface)
