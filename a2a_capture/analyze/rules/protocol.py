@@ -25,9 +25,8 @@ def _matching_interfaces(call, session, loosely: bool = False):
         if interface.binding.upper() != (call.binding or "").upper():
             continue
         if call.binding == "JSONRPC":
-            if (call.path or "/") == (urlsplit(interface.url).path or "/"):  # exactly: many agents 404 on /rpc/
-                result.append(interface)
-            elif loosely and call.path.rstrip("/") == interface.path:
+            exact = (call.path or "/") == (urlsplit(interface.url).path or "/")  # many agents 404 on /rpc/
+            if exact or (loosely and call.path.rstrip("/") == interface.path):
                 result.append(interface)
         elif _under(base.rstrip("/"), interface.path):
             result.append(interface)
