@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.proxy.mode_specs import ReverseMode
@@ -40,7 +41,9 @@ class A2ARecorder:
         self.numbers = {"exchange": 0, "webhook": 0}
         self.push_urls: set[str] = set()
         self.routes: list[tuple[str, str]] = []
-        self.in_flight: dict[str, http.HTTPFlow] = {}
+        #: flows not written yet, with the body copies kept beside them (not in flow.metadata,
+        #: which mitmproxy saves with the flow and can only hold plain data)
+        self.in_flight: dict[str, _Open] = {}
         self.warned: set[str] = set()
 
     def load(self, loader) -> None:
@@ -78,19 +81,20 @@ class A2ARecorder:
             self.redactor = Redactor(key) if ctx.options.a2a_redact else None
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
-        self.in_flight[flow.id] = flow
         try:
             # pass the body on as it comes, keeping a copy: a request cut short keeps what arrived
-            copy = flows.StreamCopy()
-            flow.request.stream = copy
-            flow.metadata["a2a_request_stream"] = copy
+            self.in_flight[flow.id] = open_flow = _Open(flow, flows.StreamCopy())
+            flow.request.stream = open_flow.request_copy
         except Exception:
             log.exception("a2a-capture: could not watch a request body; it is still forwarded")
 
     def request(self, flow: http.HTTPFlow) -> None:
         try:
-            copy = flow.metadata.get("a2a_request_stream")
-            body = copy.body if copy is not None else (flow.request.raw_content or b"")
+            open_flow = self.in_flight.get(flow.id)
+            if open_flow is not None and open_flow.request_copy is not None and flow.request.raw_content is None:
+                # the body went on as it came; the flow keeps it whole too, as other addons expect
+                flow.request.raw_content = open_flow.request_copy.body
+            body = flow.request.raw_content or b""
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in flow.request.headers.fields]
             webhook = flows.is_webhook(headers, body, self.push_urls, flow.request.pretty_url)
             kind = "webhook" if webhook else "exchange"
@@ -104,9 +108,8 @@ class A2ARecorder:
         try:
             content_type = flow.response.headers.get("content-type", "")
             if content_type.startswith("text/event-stream") or is_grpc_type(content_type):
-                copy = flows.StreamCopy()
-                flow.response.stream = copy
-                flow.metadata["a2a_stream"] = copy
+                open_flow = self.in_flight.setdefault(flow.id, _Open(flow))
+                open_flow.response_copy = flow.response.stream = flows.StreamCopy()
         except Exception:
             log.exception("a2a-capture: could not watch a stream; it is still forwarded")
 
@@ -125,8 +128,8 @@ class A2ARecorder:
         """Write what is still in flight, then close: mitmproxy reports open flows only after this."""
         if self.sink is None:
             return
-        for flow in list(self.in_flight.values()):
-            self._record(flow, [], stopped=True)
+        for open_flow in list(self.in_flight.values()):
+            self._record(open_flow.flow, [], stopped=True)
         log.info("a2a-capture: wrote %d exchanges to %s", self.sink.count, self.sink.path)
         self.sink.close()
         self.sink = None
@@ -136,7 +139,7 @@ class A2ARecorder:
 
     def _relay_card(self, flow: http.HTTPFlow) -> list[str]:
         mode = flow.client_conn.proxy_mode
-        if not ctx.options.a2a_rewrite_cards or not isinstance(mode, ReverseMode) or "a2a_stream" in flow.metadata:
+        if not ctx.options.a2a_rewrite_cards or not isinstance(mode, ReverseMode) or flow.response.stream:
             return []
         body = flow.response.get_content(strict=False)  # compressed cards are decoded, and encoded back
         if not body:
@@ -160,14 +163,14 @@ class A2ARecorder:
         return notes
 
     def _record(self, flow: http.HTTPFlow, notes: list[str], stopped: bool = False) -> None:
-        self.in_flight.pop(flow.id, None)
+        open_flow = self.in_flight.pop(flow.id, None) or _Open(flow)
         if self.sink is None or "a2a_written" in flow.metadata:
             return
         try:
             number, webhook = flow.metadata.get("a2a_number") or self._late_number()
-            exchange = flows.exchange_from_flow(flow, number, webhook=webhook, stream=flow.metadata.get("a2a_stream"),
+            exchange = flows.exchange_from_flow(flow, number, webhook=webhook, stream=open_flow.response_copy,
                                                 redactor=self.redactor, notes=notes, stopped=stopped,
-                                                request_stream=flow.metadata.get("a2a_request_stream"))
+                                                request_stream=open_flow.request_copy)
             self.sink.write(exchange)
             flow.metadata["a2a_written"] = True
         except Exception:
@@ -177,6 +180,13 @@ class A2ARecorder:
         """A flow that failed before its request was complete still gets a number."""
         self.numbers["exchange"] += 1
         return self.numbers["exchange"], False
+
+
+@dataclass
+class _Open:
+    flow: http.HTTPFlow
+    request_copy: flows.StreamCopy | None = None
+    response_copy: flows.StreamCopy | None = None
 
 
 def _drop_cancellations(record: logging.LogRecord) -> bool:
