@@ -46,6 +46,10 @@ def _moves(card: object, upstream: str, public: str) -> list[tuple[str, str]]:
     changes = []
     target = urlsplit(public)
     for url in dict.fromkeys(interface_urls(card)):
+        if "://" not in url:  # a gRPC interface is `host:port` (the proto's AgentInterface.url)
+            if _same_server(f"{urlsplit(upstream).scheme}://{url}", upstream) and url != target.netloc:
+                changes.append((url, target.netloc))
+            continue
         if _same_server(url, upstream):
             parts = urlsplit(url)
             new = urlunsplit((target.scheme, target.netloc, parts.path, parts.query, parts.fragment))
