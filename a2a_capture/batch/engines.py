@@ -80,7 +80,7 @@ def _dask(function, items, args, jobs: int | None, scheduler: str | None) -> lis
         raise A2ACaptureError("--engine dask needs Dask distributed: pip install 'a2a-capture[dask]'") from None
     if scheduler:
         try:
-            client = Client(scheduler, timeout="30s")
+            client = Client(scheduler)  # waits distributed.comm.timeouts.connect (30 s)
         except OSError as error:
             raise A2ACaptureError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({error})") from None
         with client:
