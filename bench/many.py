@@ -14,6 +14,7 @@ every engine gave the serial results; and times the Parquet export against the a
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -41,6 +42,7 @@ def main() -> None:
     args = parser.parse_args()
     from distributed import LocalCluster
 
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="a2a-capture-bench-") as tmp:
         folder = Path(tmp) / "captures"
         paths = write_fleet(folder, args.sessions)
@@ -63,6 +65,8 @@ def main() -> None:
     exchanges = serial.summary.exchanges
     print(f"{len(paths)} sessions, {exchanges} exchanges ({exchanges / len(paths):.0f} a session), "
           f"{megabytes:.1f} MB, {len(serial.findings)} findings; {args.jobs} processes on {cores()} cores")
+    # a shared machine's other work takes cores from the parallel runs: say how busy it was
+    print(f"load average at the start: {load:.1f} (a ratio near {args.jobs}x needs it well below {cores()})")
     print(f"{'engine':<34} {'seconds':>8} {'sessions/s':>11} {'speed-up':>9}")
     for name, seconds in (("serial (--jobs 1)", serial_s), (f"--jobs {args.jobs}", jobs_s),
                           (f"dask LocalCluster, {args.jobs} workers", dask_s)):
