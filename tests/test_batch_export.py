@@ -112,5 +112,16 @@ def test_export_reads_urls(fleet, tmp_path):
     assert not any("a2a-capture-" in message for (message,) in messages)  # no temporary copy shows
 
 
+def test_unreadable_captures_are_one_line_and_write_nothing(kit, tmp_path):
+    (tmp_path / "in").mkdir()
+    shutil.copy(kit / "02-message-reply.http", tmp_path / "in" / "a.http")
+    (tmp_path / "in" / "b.http").write_text("### 1 · broken\nGET\n")
+    for paths in ([str(tmp_path / "in")], [str(tmp_path / "in" / "a.http"), str(tmp_path / "missing.http")]):
+        result = run("export", *paths, "-o", str(tmp_path / "tables"), "--jobs", "2")
+        assert result.returncode == 2 and result.stderr.count(b"\n") == 1, result.stderr
+        assert result.stderr.startswith(b"a2a-capture: error: " + str(tmp_path).encode())
+        assert not (tmp_path / "tables" / "sessions").exists()
+
+
 def test_the_doc_shows_the_schema():
     assert schema_markdown() in DOC.read_text()

@@ -16,6 +16,7 @@ from a2a_capture.analyze.engine import analyze
 from a2a_capture.batch.fetch import local_copies, renamed
 from a2a_capture.batch.sessions import filesystem, is_url
 from a2a_capture.capture.models import Exchange
+from a2a_capture.errors import CaptureFormatError
 from a2a_capture.sources import exchanges
 
 #: table -> columns as (name, type, meaning); types: string, int64, float64, bool, timestamp
@@ -118,12 +119,15 @@ def digest(files: list[str]) -> str:
     """The session's identity: its files' contents, in order (not their names or places)."""
     sha = hashlib.sha256()
     for file in files:
-        if is_url(file):
-            fs, path = filesystem(file)
-            data = fs.cat_file(path)
-        else:
-            with open(file, "rb") as stream:
-                data = stream.read()
+        try:
+            if is_url(file):
+                fs, path = filesystem(file)
+                data = fs.cat_file(path)
+            else:
+                with open(file, "rb") as stream:
+                    data = stream.read()
+        except OSError as error:  # as the reader says it
+            raise CaptureFormatError("a readable capture file", path=file, found=error.strerror or str(error)) from None
         sha.update(len(data).to_bytes(8, "big"))
         sha.update(data)
     return sha.hexdigest()
