@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import distributed
+import pyarrow.parquet as pyarrow_parquet
 import pytest
 
 from a2a_capture.batch.analysis import analyze_many
@@ -16,8 +18,7 @@ from a2a_capture.report import machine
 from tests.fleet import write_fleet
 from tests.test_cli_show import run
 
-distributed = pytest.importorskip("distributed")
-pyarrow_parquet = pytest.importorskip("pyarrow.parquet")
+pytestmark = pytest.mark.live  # a real Dask scheduler and two worker processes on 127.0.0.1
 
 
 @pytest.fixture(scope="module")
