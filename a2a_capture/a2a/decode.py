@@ -6,12 +6,12 @@ Pure functions over the capture model. Unknown or broken traffic is classified a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
-
-from pydantic import BaseModel, Field
 
 from a2a_capture.a2a import grpc, spec
 from a2a_capture.a2a.cards import Card, parse_card
@@ -23,7 +23,8 @@ _TLS_NOTE = re.compile(r"over TLS to (\S+)\Z")
 _NOT_TASKS = frozenset({"history", "artifacts", "message", "metadata", "parts", "status"})
 
 
-class CallError(BaseModel):
+@dataclass(slots=True)
+class CallError:
     """What the server said was wrong."""
 
     name: str | None = None  # TaskNotFoundError, ... or Unauthenticated / HTTP 503
@@ -35,12 +36,18 @@ class CallError(BaseModel):
     task_ended: bool = False
 
 
-class Call(BaseModel):
-    """One exchange, read as A2A."""
+@dataclass(slots=True, frozen=True)
+class Call:
+    """One exchange, read as A2A: small facts, fixed once decoded.
 
-    file: str = ""
+    The parsed bodies are here for the rules that judge this call; whatever later calls need
+    from them is extracted into the facts below (a page token, a returnImmediately flag, an
+    extended card), so that an analysis keeps facts, never bodies.
+    """
+
     number: int
     label: str
+    file: str = ""
     title: str = ""
     line: int | None = None
     #: "card", "jsonrpc", "rest", "grpc", "webhook" or "other"
@@ -51,7 +58,7 @@ class Call(BaseModel):
     upstream: str | None = None
     method: str = ""
     path: str = ""
-    query: dict[str, list[str]] = Field(default_factory=dict)
+    query: dict[str, list[str]] = field(default_factory=dict)
     binding: str | None = None  # JSONRPC, HTTP+JSON or GRPC
     #: the base path of the interface the call went to (REST: what precedes the route)
     base_path: str | None = None
@@ -63,29 +70,33 @@ class Call(BaseModel):
     version_header: str | None = None
     request_json: Any = None
     request_json_error: bool = False
-    params: dict = Field(default_factory=dict)
+    params: dict = field(default_factory=dict)
     task_id: str | None = None
     context_id: str | None = None
     message_id: str | None = None
-    part_media_types: list[str] = Field(default_factory=list)
+    part_media_types: list[str] = field(default_factory=list)
     inline_push: bool = False
     status: int | None = None
     response_json: Any = None
     error: CallError | None = None
     #: (task id, canonical state) in the order the response and its frames showed them
-    states: list[tuple[str, str]] = Field(default_factory=list)
+    states: list[tuple[str, str]] = field(default_factory=list)
     #: frames of exchange ``late_stream``'s stream that this block shows, and their states
     late_stream: int | None = None
-    late_states: list[tuple[str, str]] = Field(default_factory=list)
+    late_states: list[tuple[str, str]] = field(default_factory=list)
     streamed: bool = False
     events: int = 0
     card: Card | None = None
     card_bytes: int = 0
+    #: the card a GetExtendedAgentCard call returned
+    extended_card: Card | None = None
+    #: ListTasks: its answer was the last page (an empty nextPageToken)
+    last_page: bool = False
     started: float | None = None  # seconds since the epoch, where recorded
     duration: float | None = None
-    notes: list[str] = Field(default_factory=list)
-    headers: list[tuple[str, str]] = Field(default_factory=list)
-    response_headers: list[tuple[str, str]] = Field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    response_headers: list[tuple[str, str]] = field(default_factory=list)
 
     def header(self, name: str) -> str | None:
         wanted = name.lower()
@@ -104,40 +115,57 @@ class Call(BaseModel):
         return self.error is None and (self.status is None or self.status < 400)
 
 
+_FIELDS = [(f.name, f.default, f.default_factory) for f in fields(Call) if f.name not in ("number", "label")]
+
+
+class _Draft:
+    """A call while ``decode`` fills it in; ``Call(**vars(draft))`` fixes it."""
+
+    header = Call.header
+    response_header = Call.response_header
+    is_a2a = Call.is_a2a
+    ok = Call.ok
+
+    def __init__(self, **given: Any) -> None:
+        for name, default, factory in _FIELDS:
+            setattr(self, name, default if factory is MISSING else factory())
+        self.__dict__.update(given)
+
+
 def decode(exchange: Exchange, file: str = "") -> Call:
     """Read an exchange as A2A.
 
     Frames this block shows for an earlier stream become ``late_states``, so a session can
     apply them where they happened.
     """
+    call = _Draft(file=file, number=exchange.number, label=exchange.label)
+    _read(call, exchange)
+    _read_facts(call)
+    return Call(**call.__dict__)
+
+
+def _read(call, exchange: Exchange) -> None:
     request, response = exchange.request, exchange.response
     split = urlsplit(request.target)
-    call = Call(
-        file=file,
-        number=exchange.number,
-        label=exchange.label,
-        title=exchange.title,
-        line=exchange.line,
-        method=request.method.upper(),
-        path=split.path or "/",
-        query=parse_qs(split.query),
-        version_header=request.header(spec.VERSION_HEADER),
-        status=response.status if response is not None else None,
-        notes=[*exchange.notes, *exchange.response_notes, *exchange.trailing_notes],
-        headers=list(request.headers),
-        response_headers=list(response.headers) if response is not None else [],
-    )
+    call.title, call.line, call.method = exchange.title, exchange.line, request.method.upper()
+    call.path, call.query = split.path or "/", parse_qs(split.query) if split.query else {}
+    call.version_header = request.header(spec.VERSION_HEADER)
+    call.status = response.status if response is not None else None
+    call.notes = [*exchange.notes, *exchange.response_notes, *exchange.trailing_notes]
+    call.headers = list(request.headers)
+    call.response_headers = list(response.headers) if response is not None else []
     call.agent, call.upstream = _origins(exchange, split, call.notes)
     meta = exchange.meta
     if meta.started_at is not None:
         call.started = meta.started_at.timestamp()
     call.duration = meta.duration
     call.request_json, call.request_json_error = _json(request.content)
+    streamed = response is not None and response.is_event_stream
     content = response.content if response is not None else b""
-    if response is not None and not response.is_event_stream:
+    if response is not None and not streamed:
         call.response_json, _ = _json(content)
     frames = _frames(exchange)
-    call.streamed = response is not None and response.is_event_stream
+    call.streamed = streamed
     call.events = len(frames)
     if exchange.late_stream is not None:
         call.late_stream = exchange.late_stream
@@ -147,20 +175,46 @@ def decode(exchange: Exchange, file: str = "") -> Call:
     if exchange.webhook:
         call.kind = "webhook"
         _read_payload(call, call.request_json)
-        return call
+        return
     if _read_grpc(call, exchange):
-        return call
+        return
     if _is_card_fetch(call):
         call.kind = "card"
         if isinstance(call.response_json, dict) and call.status == 200:
-            call.card = parse_card(call.response_json, content)
+            call.card = card_of(call.response_json, content)
             call.card_bytes = len(content)
         _read_error(call)
-        return call
+        return
     if _read_jsonrpc(call, frames) or _read_rest(call, frames):
-        return call
+        return
     _read_error(call)
-    return call
+
+
+def _read_facts(call) -> None:
+    """What later calls will ask of this one's bodies, taken out once."""
+    if call.operation == "GetExtendedAgentCard" and call.ok and isinstance(call.response_json, dict):
+        result = call.response_json.get("result", call.response_json)
+        if isinstance(result, dict) and "name" in result:
+            call.extended_card = card_of(result)
+    elif call.operation == "ListTasks" and isinstance(call.response_json, dict):
+        result = call.response_json.get("result", call.response_json)
+        call.last_page = isinstance(result, dict) and result.get("nextPageToken", None) == ""
+
+
+_CARDS: dict[bytes, Card] = {}
+
+
+def card_of(data: dict, raw: bytes = b"") -> Card:
+    """A parsed card; the same bytes served again are the same card, parsed once."""
+    if not raw:
+        return parse_card(data)
+    key = hashlib.blake2b(raw, digest_size=16).digest()
+    card = _CARDS.get(key)
+    if card is None:
+        if len(_CARDS) > 256:
+            _CARDS.clear()
+        card = _CARDS[key] = parse_card(data, raw)
+    return card
 
 
 # -- what kind of call ----------------------------------------------------------------------------
@@ -324,8 +378,8 @@ def part_media_type(part: dict) -> str | None:
         media = file.get("mimeType") or file.get("mediaType")
         return media.lower() if isinstance(media, str) else None
     kind = part.get("kind")
-    for field, implied in spec.IMPLIED_PART_TYPES.items():
-        if field in part or kind == field:
+    for member, implied in spec.IMPLIED_PART_TYPES.items():
+        if member in part or kind == member:
             return implied
     return None
 
@@ -477,9 +531,18 @@ def _json(body: bytes) -> tuple[Any, bool]:
     if not body or not body.strip():
         return None, False
     try:
-        return json.loads(body), False
+        return _loads(body), False
     except (ValueError, UnicodeDecodeError):
-        return None, True
+        try:  # orjson is stricter (NaN, integers past 64 bits): what json reads still counts
+            return json.loads(body), False
+        except (ValueError, UnicodeDecodeError):
+            return None, True
+
+
+try:  # the `fast` extra: several times quicker on the bodies an analysis reads
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover - depends on the environment
+    _loads = json.loads
 
 
 def _dig(value: object, path: tuple[str, ...]) -> object:

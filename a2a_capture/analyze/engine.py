@@ -9,11 +9,13 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
+from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import Call, decode
 from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the rules)
 from a2a_capture.analyze.config import Config, ignored_in_notes
-from a2a_capture.analyze.findings import Finding
+from a2a_capture.analyze.findings import Finding, Rule
 from a2a_capture.analyze.session import Session
+from a2a_capture.capture.models import Exchange
 from a2a_capture.sources import exchanges
 
 
@@ -60,42 +62,118 @@ class Analysis(BaseModel):
 
 def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None) -> Analysis:
     """Files given together form one session, in the order given."""
-    config = config or Config()
-    session = Session()
-    findings: list[Finding] = []
-    records: list[CallRecord] = []
-    files = [os.fspath(path) for path in paths]
-    for file in files:
-        active = config.active(file)
-        pending: list[tuple[float, int, Call]] = []  # finished calls the client may not know of yet
-        for index, exchange in enumerate(exchanges(file)):
-            call = decode(exchange, file)
-            start = call.started
-            # what ended before this call started, the client knew when it made the call; a
-            # recorded file is in the order calls finished, so a long call can end after a
-            # later one started, and is learned only then
-            while pending and (start is None or pending[0][0] <= start):
-                _learn(session, heapq.heappop(pending)[2])
-            silenced = ignored_in_notes(call.notes)
-            for rule in active:
-                if silenced is None or rule.id in silenced:
-                    continue
-                findings.extend(rule.run(call, session))
-            records.append(_record(call, session))
-            end = start + call.duration if start is not None and call.duration is not None else None
-            if end is None:
-                _learn(session, call)
-            else:
-                heapq.heappush(pending, (end, index, call))
-        while pending:
-            _learn(session, heapq.heappop(pending)[2])
-    _name_agents(findings, session)
-    return Analysis(findings=findings, calls=records, summary=_summary(files, records, findings))
+    analyzer = Analyzer(config)
+    for path in paths:
+        file = os.fspath(path)
+        analyzer.start_file(file)
+        for exchange in exchanges(file):
+            analyzer.feed(exchange)
+        analyzer.end_file()
+    return analyzer.finish()
 
 
-def _learn(session: Session, call: Call) -> None:
-    session.apply(call)
-    _forget_bodies(call)
+class Analyzer:
+    """The engine, one exchange at a time: `feed` judges an exchange against what the client
+    knew when it sent it and returns the findings at once (`record --live` prints them as a
+    session runs); `finish` makes the analysis of everything fed.
+
+    Each rule runs only for the operations it declares. What ended before a call started, the
+    client knew when it made the call; a recorded file is in the order calls finished, so a
+    long call can end after a later one started, and is learned only then.
+    """
+
+    def __init__(self, config: Config | None = None, keep_calls: bool = True) -> None:
+        self.config = config or Config()
+        self.session = Session()
+        self.findings: list[Finding] = []
+        self.records: list[CallRecord] = []
+        self.keep_calls = keep_calls
+        self.files: list[str] = []
+        self._file = ""
+        self._active: list[Rule] = []
+        self._dispatch: dict[tuple[str | None, str], list[Rule]] = {}
+        self._pending: list[tuple[float, int, Call]] = []  # finished calls the client may not know of yet
+        self._index = 0
+        self._exchanges = self._errors = self._streams = 0
+        self._operations: Counter[str] = Counter()
+        self._wasted: dict[tuple[str, str], float | None] = {}
+        self._fragile: set[tuple[str, str]] = set()
+
+    def start_file(self, file: str) -> None:
+        self.end_file()
+        self._file = file
+        self.files.append(file)
+        self._active = self.config.active(file)
+        self._dispatch = {}
+
+    def feed(self, exchange: Exchange) -> list[Finding]:
+        """Judge one exchange of the current file; its findings, in rule order."""
+        call = decode(exchange, self._file)
+        start, session = call.started, self.session
+        while self._pending and (start is None or self._pending[0][0] <= start):
+            session.apply(heapq.heappop(self._pending)[2])
+        found: list[Finding] = []
+        silenced = ignored_in_notes(call.notes)
+        for rule in self._rules_for(call):
+            if silenced is None or rule.id in silenced:
+                continue
+            found += rule.run(call, session)
+        self._count(call, found)
+        end = start + call.duration if start is not None and call.duration is not None else None
+        if end is None:
+            session.apply(call)
+        else:
+            self._index += 1
+            heapq.heappush(self._pending, (end, self._index, call))
+        return found
+
+    def end_file(self) -> None:
+        while self._pending:
+            self.session.apply(heapq.heappop(self._pending)[2])
+
+    def finish(self) -> Analysis:
+        self.end_file()
+        _name_agents(self.findings, self.session)
+        return Analysis(findings=self.findings, calls=self.records, summary=self.summary())
+
+    def _rules_for(self, call: Call) -> list[Rule]:
+        key = (call.operation, call.kind)
+        rules = self._dispatch.get(key)
+        if rules is None:
+            rules = self._dispatch[key] = [rule for rule in self._active if rule.applies_to(*key)]
+        return rules
+
+    def _count(self, call: Call, found: list[Finding]) -> None:
+        self._exchanges += 1
+        self._operations[call.operation or call.kind] += 1
+        self._errors += call.error is not None
+        self._streams += call.operation in spec.STREAMING_OPERATIONS
+        self.findings += found
+        for finding in found:
+            place = (finding.file, finding.exchange)
+            if finding.wasted:
+                self._wasted.setdefault(place, finding.cost)
+            elif finding.outcome == "fragile":
+                self._fragile.add(place)
+        if self.keep_calls:
+            self.records.append(_record(call, self.session))
+
+    def summary(self) -> Summary:
+        findings = self.findings
+        costs = [cost for cost in self._wasted.values() if cost is not None]
+        return Summary(
+            files=list(self.files),
+            exchanges=self._exchanges,
+            calls_by_operation=dict(self._operations),
+            errors=self._errors,
+            streams=self._streams,
+            findings_by_rule=dict(Counter(f.rule for f in findings)),
+            findings_by_severity=dict(Counter(f.severity.value for f in findings)),
+            findings_by_outcome=dict(Counter(f.outcome for f in findings)),
+            wasted_round_trips=len(self._wasted),
+            wasted_seconds=round(sum(costs), 6) if costs else None,
+            fragile_round_trips=len(self._fragile - self._wasted.keys()),
+        )
 
 
 def _name_agents(findings: list[Finding], session: Session) -> None:
@@ -114,35 +192,4 @@ def _record(call: Call, session: Session) -> CallRecord:
         operation=call.operation, binding=call.binding, version=version, task_id=call.task_id,
         status=call.status, error=call.error.name if call.error else None,
         states=[state for _, state in call.states], card=held.provenance if held else None,
-    )
-
-
-def _forget_bodies(call: Call) -> None:
-    """Later rules need a call's parsed bodies only for ListTasks paging and extended cards."""
-    if call.operation not in ("ListTasks", "GetExtendedAgentCard") and call.kind != "card":
-        call.response_json = None
-    call.request_json = None
-
-
-def _summary(files: list[str], records: list[CallRecord], findings: list[Finding]) -> Summary:
-    wasted: dict[tuple[str, str], Finding] = {}
-    fragile: set[tuple[str, str]] = set()
-    for finding in findings:
-        if finding.wasted:
-            wasted.setdefault((finding.file, finding.exchange), finding)
-        elif finding.outcome == "fragile":
-            fragile.add((finding.file, finding.exchange))
-    costs = [f.cost for f in wasted.values() if f.cost is not None]
-    return Summary(
-        files=files,
-        exchanges=len(records),
-        calls_by_operation=dict(Counter(r.operation or r.kind for r in records)),
-        errors=sum(1 for r in records if r.error),
-        streams=sum(1 for r in records if r.operation in ("SendStreamingMessage", "SubscribeToTask")),
-        findings_by_rule=dict(Counter(f.rule for f in findings)),
-        findings_by_severity=dict(Counter(f.severity.value for f in findings)),
-        findings_by_outcome=dict(Counter(f.outcome for f in findings)),
-        wasted_round_trips=len(wasted),
-        wasted_seconds=round(sum(costs), 6) if costs else None,
-        fragile_round_trips=len(fragile - wasted.keys()),
     )

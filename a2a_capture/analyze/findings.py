@@ -70,7 +70,8 @@ class Hit:
     prediction, a page past the last one is redundant)."""
 
     message: str
-    related: list[Call] = field(default_factory=list)
+    #: earlier exchanges (``Seen`` records: file, label, line)
+    related: list = field(default_factory=list)
     kind: Kind | None = None
     #: what made the call work anyway, where the rule can say it more exactly than its default
     lenient: str | None = None
@@ -92,6 +93,14 @@ class Rule:
     kind: Kind = "predicted"
     #: what made the call work anyway, for a fragile finding's message
     lenient: str = "this agent is lenient; an agent that follows its card refuses it"
+    #: the operations (GetTask, ...) or kinds of call ("card", "webhook", "a2a": any A2A call) the
+    #: rule judges; the engine calls it for those only. None: every call
+    on: frozenset[str] | None = None
+
+    def applies_to(self, operation: str | None, kind: str) -> bool:
+        if self.on is None:
+            return True
+        return operation in self.on or kind in self.on or (kind in A2A_KINDS and "a2a" in self.on)
 
     @property
     def wasted(self) -> bool:
@@ -128,22 +137,25 @@ def judge(kind: Kind, call: Call) -> Literal["wasted", "fragile", "advice"]:
 
 
 RULES: dict[str, Rule] = {}
+#: the kinds of call that are A2A operations (``on=("a2a",)``)
+A2A_KINDS = frozenset({"jsonrpc", "rest", "grpc"})
 
 
-def ref(other: Call, call: Call) -> str:
+def ref(other, call: Call) -> str:
     """How a message names an earlier exchange: with its file when that is another file."""
     if other.file and other.file != call.file:
         return f"exchange {other.label} of {os.path.basename(other.file)}"
     return f"exchange {other.label}"
 
 
-def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, fix: str,
-         kind: Kind = "predicted", lenient: str | None = None):
-    """Register a check as a rule. The docstring-like fields feed docs/rules.md."""
+def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, fix: str, *,
+         on: tuple[str, ...] | None, kind: Kind = "predicted", lenient: str | None = None):
+    """Register a check as a rule, declared once: what it says (docs/rules.md is written from
+    it), which calls it judges (``on``), and how its findings are judged (``kind``)."""
     def register(check: Check) -> Check:
         if id in RULES:
             raise ValueError(f"rule {id} is defined twice")
         RULES[id] = Rule(id, Severity(severity), title, spec, why.strip(), example.strip(), fix.strip(), check,
-                         kind, *([lenient] if lenient else []))
+                         kind, lenient or Rule.lenient, frozenset(on) if on is not None else None)
         return check
     return register

@@ -1,13 +1,17 @@
 """What the client knew at each moment: the cards it held, the tasks it had seen.
 
 The session walks calls in order. Rules look at a call against the session *before* the
-call is applied, which is exactly what the client knew when it made the call.
+call is applied, which is exactly what the client knew when it made the call. What a rule
+may ask is the `Knowledge` protocol; the session answers each question from an index kept
+by key (no scan of earlier calls), and keeps small records of earlier exchanges (`Seen`),
+never their bodies, so its memory follows the tasks and cards of a session, not its length.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from a2a_capture.a2a import spec
@@ -19,12 +23,41 @@ _MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)")
 _REWROTE = re.compile(r"a2a-capture rewrote the card's interface (\S+) to (\S+) ")
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """An earlier exchange as findings cite it: where it is and what it was, not its bodies."""
+
+    file: str
+    label: str
+    line: int | None
+    agent: str | None
+    operation: str | None
+    path: str
+    method: str
+    started: float | None
+    ok: bool
+    answered: bool
+    #: GetTask: the view of the task it asked for (historyLength)
+    view: object = None
+
+
+def seen(call: Call) -> Seen:
+    return Seen(call.file, call.label, call.line, call.agent, call.operation or call.kind, call.path, call.method,
+                call.started, call.ok, call.status is not None,
+                view_of(call) if call.operation == "GetTask" else None)
+
+
+def view_of(call: Call) -> object:
+    """Which view of a task a GetTask asks for: its historyLength, as a dictionary key."""
+    return _hashable(call.params.get("historyLength"))
+
+
+@dataclass(slots=True)
 class HeldCard:
     """A card the client held, and how it got it."""
 
     card: Card
-    fetch: Call
+    fetch: Seen
     etag: str | None = None
     last_modified: str | None = None
     max_age: int | None = None
@@ -47,11 +80,49 @@ class HeldCard:
                 "etag": self.etag, "fingerprint": self.card.fingerprint, "extended": self.extended}
 
 
-@dataclass
+@dataclass(slots=True)
 class TaskSeen:
     state: str
-    call: Call  # the call that showed this state
+    call: Seen  # the exchange that showed this state
     agent: str | None
+
+
+@dataclass(slots=True)
+class Polls:
+    """The GetTask calls on one task to one agent."""
+
+    count: int = 0
+    last: Seen | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """The latest SendMessage on a task, and how it asked to be answered."""
+
+    call: Seen
+    return_immediately: bool
+    inline_push: bool
+
+
+class Knowledge(Protocol):
+    """What a rule may ask of the session: the client's knowledge just before the call."""
+
+    def held_card(self, call: Call) -> HeldCard | None: ...
+    def held_copy(self, call: Call) -> HeldCard | None: ...
+    def interfaces_for(self, call: Call) -> list[Interface]: ...
+    def address_of(self, interface: Interface) -> str: ...
+    def agent_key(self, call: Call) -> str | None: ...
+    def task(self, task_id: str | None) -> TaskSeen | None: ...
+    def ended(self, task_id: str | None) -> TaskSeen | None: ...
+    def polls(self, task_id: str | None, agent: str | None) -> Polls: ...
+    def poll_count(self, task_id: str | None) -> int: ...
+    def last_poll(self, task_id: str | None, agent: str | None, history: object) -> Seen | None: ...
+    def last_send(self, task_id: str | None, agent: str | None) -> Send | None: ...
+    def card_at_right_path(self, agent: str | None) -> Seen | None: ...
+    def sent_message(self, call: Call) -> Seen | None: ...
+    def list_page(self, call: Call) -> tuple[Seen, bool] | None: ...
+    def refused_verb(self, agent: str | None, method: str) -> Seen | None: ...
+    def last_a2a(self, agent: str | None) -> tuple[Seen, str | None] | None: ...
 
 
 @dataclass
@@ -65,39 +136,51 @@ class Session:
     variants: dict[tuple[str, tuple[str | None, ...]], HeldCard] = field(default_factory=dict)
     #: every card held, by origin and content: the same card at another path is the same card
     same_cards: dict[tuple[str | None, str], HeldCard] = field(default_factory=dict)
-    #: (origin, path, card) for every interface a held card declares
-    interfaces: list[tuple[str, str, HeldCard]] = field(default_factory=list)
+    #: origin -> (path, order, card) for every interface a held card declares there
+    interfaces: dict[str, list[tuple[str, int, HeldCard]]] = field(default_factory=dict)
     tasks: dict[str, TaskSeen] = field(default_factory=dict)
-    ended: dict[str, TaskSeen] = field(default_factory=dict)  # first terminal sighting per task
-    calls: list[Call] = field(default_factory=list)
-    streams: dict[tuple[str, int], Call] = field(default_factory=dict)
-    # indexes, so that every rule looks only at the calls that can matter (a session can be long)
-    task_calls: dict[str, list[Call]] = field(default_factory=dict)
-    by_operation: dict[tuple[str | None, str | None], list[Call]] = field(default_factory=dict)
-    sent_messages: dict[tuple[str | None, str], Call] = field(default_factory=dict)  # by agent_key
-    last_a2a: dict[str | None, Call] = field(default_factory=dict)
+    ended_tasks: dict[str, TaskSeen] = field(default_factory=dict)  # first terminal sighting per task
+    streams: dict[tuple[str, int], Seen] = field(default_factory=dict)
     #: an upstream's origin -> the origin the client addresses it by (a reverse-proxy listener)
     fronts: dict[str, str] = field(default_factory=dict)
+    # indexes answering the rules' questions about earlier calls, each by key
+    task_polls: dict[tuple[str, str | None], Polls] = field(default_factory=dict)
+    poll_counts: dict[str, int] = field(default_factory=dict)
+    polls_by_history: dict[tuple[str, str | None, object], Seen] = field(default_factory=dict)
+    sends: dict[tuple[str, str | None], Send] = field(default_factory=dict)
+    right_path_cards: dict[str | None, Seen] = field(default_factory=dict)
+    sent_messages: dict[tuple[str | None, str], Seen] = field(default_factory=dict)  # by agent_key
+    list_pages: dict[tuple[str | None, tuple], tuple[Seen, bool]] = field(default_factory=dict)
+    refused_verbs: dict[tuple[str | None, str], Seen] = field(default_factory=dict)
+    last_a2a_calls: dict[str | None, tuple[Seen, str | None]] = field(default_factory=dict)
+    _order: int = 0
+    _memo: tuple[Call | None, HeldCard | None] = (None, None)
 
-    # -- questions rules ask ------------------------------------------------------------------
+    # -- questions rules ask (Knowledge) ---------------------------------------------------------
 
     def held_card(self, call: Call) -> HeldCard | None:
         """The card the client held for the agent this call went to: the one whose interface
         the call's URL is under, else the latest card fetched from that host, else the latest
         card that names an interface on it."""
+        if self._memo[0] is call:
+            return self._memo[1]
+        held = self._held_card(call)
+        self._memo = (call, held)
+        return held
+
+    def _held_card(self, call: Call) -> HeldCard | None:
         if call.agent is None:
             return None
         path = call.path.rstrip("/")
-        under = [(len(interface_path), index, held)
-                 for index, (origin, interface_path, held) in enumerate(self.interfaces)
-                 if origin == call.agent and (path == interface_path or path.startswith(interface_path + "/"))]
+        declared = self.interfaces.get(call.agent, ())
+        under = [(len(interface_path), order, held) for interface_path, order, held in declared
+                 if path == interface_path or path.startswith(interface_path + "/")]
         if under:
             return max(under, key=lambda entry: entry[:2])[2]  # the longest path; the latest card of equals
         if call.agent in self.cards:
             return self.cards[call.agent]
         # a card fetched from one host may send the client to another
-        same_host = [held for origin, _, held in self.interfaces if origin == call.agent]
-        return same_host[-1] if same_host else None
+        return max(declared, key=lambda entry: entry[1])[2] if declared else None
 
     def held_copy(self, call: Call) -> HeldCard | None:
         """The copy of the card this fetch asks for that the client already held, if any.
@@ -137,61 +220,97 @@ class Session:
         parts = urlsplit(interface.url)
         return urlunsplit((*urlsplit(front)[:2], parts.path, parts.query, parts.fragment))
 
-    def previous(self, where, agent: str | None = None, among: list[Call] | None = None) -> Call | None:
-        """The latest earlier call that satisfies ``where``, optionally to one agent.
-
-        ``among`` narrows the search to an index (``task_history``, ``of_operation``).
-        """
-        for earlier in reversed(self.calls if among is None else among):
-            if (agent is None or earlier.agent == agent) and where(earlier):
-                return earlier
-        return None
-
     def agent_key(self, call: Call) -> str | None:
         """Which agent a call went to: its card's URL where the client held one (a host may serve
         several agents), else its origin."""
         held = self.held_card(call)
-        return card_url(held.fetch) if held is not None else call.agent
+        return _fetch_url(held.fetch, held.extended) if held is not None else call.agent
 
-    def task_history(self, task_id: str | None) -> list[Call]:
-        """Earlier calls about a task, in order."""
-        return self.task_calls.get(task_id or "", [])
+    def task(self, task_id: str | None) -> TaskSeen | None:
+        """The latest state the client had seen the task in."""
+        return self.tasks.get(task_id) if task_id else None
 
-    def of_operation(self, agent: str | None, operation: str | None) -> list[Call]:
-        """Earlier calls of one operation (or kind, for card fetches) to one agent."""
-        return self.by_operation.get((agent, operation), [])
+    def ended(self, task_id: str | None) -> TaskSeen | None:
+        """The first sighting of the task in a terminal state, if any."""
+        return self.ended_tasks.get(task_id) if task_id else None
+
+    def polls(self, task_id: str | None, agent: str | None) -> Polls:
+        return self.task_polls.get((task_id or "", agent)) or Polls()
+
+    def poll_count(self, task_id: str | None) -> int:
+        """GetTask calls on the task, to any agent."""
+        return self.poll_counts.get(task_id or "", 0)
+
+    def last_poll(self, task_id: str | None, agent: str | None, history: object) -> Seen | None:
+        """The latest GetTask on the task to the agent that asked for the same view (historyLength)."""
+        return self.polls_by_history.get((task_id or "", agent, history))
+
+    def last_send(self, task_id: str | None, agent: str | None) -> Send | None:
+        return self.sends.get((task_id or "", agent))
+
+    def card_at_right_path(self, agent: str | None) -> Seen | None:
+        """The latest card fetch from the agent at the well-known path that worked."""
+        return self.right_path_cards.get(agent)
+
+    def sent_message(self, call: Call) -> Seen | None:
+        """The first earlier send of this call's messageId to the same agent."""
+        return self.sent_messages.get((self.agent_key(call), call.message_id or ""))
+
+    def list_page(self, call: Call) -> tuple[Seen, bool] | None:
+        """The latest ListTasks to the agent with the same filters, and whether it was the last page."""
+        return self.list_pages.get((call.agent, _list_filters(call)))
+
+    def refused_verb(self, agent: str | None, method: str) -> Seen | None:
+        """The latest SubscribeToTask with this verb that the agent answered 405."""
+        return self.refused_verbs.get((agent, method))
+
+    def last_a2a(self, agent: str | None) -> tuple[Seen, str | None] | None:
+        """The latest A2A call to the agent, and its task."""
+        return self.last_a2a_calls.get(agent)
 
     # -- learning from a call -------------------------------------------------------------------
 
     def apply(self, call: Call) -> None:
+        self._memo = (None, None)
         self._learn_fronts(call)
+        record = seen(call)
         if call.kind == "card" and call.card is not None and call.agent:
-            self._hold(call, call.card, extended=card_url(call).endswith("#extended"))
+            self._hold(call, record, call.card, extended=card_url(call).endswith("#extended"))
         elif call.kind == "card" and call.status == 304 and card_url(call) in self.card_urls:
             held = self.card_urls[card_url(call)]  # revalidated: the same card, fresh from now
-            self._hold(call, held.card, extended=held.extended)
-        elif call.operation == "GetExtendedAgentCard" and call.ok and call.agent:
-            from a2a_capture.a2a.cards import parse_card  # a card in a result
-
-            result = call.response_json.get("result", call.response_json) if isinstance(
-                call.response_json, dict) else None
-            if isinstance(result, dict) and "name" in result:
-                self._hold(call, parse_card(result), extended=True)
+            self._hold(call, record, held.card, extended=held.extended)
+        elif call.extended_card is not None and call.agent:
+            self._hold(call, record, call.extended_card, extended=True)
         for task, state in call.states:
-            self._see(task, state, call)
+            self._see(task, state, record)
         for task, state in call.late_states:
             stream = self.streams.get((call.file, call.late_stream or -1))
-            self._see(task, state, stream or call)
+            self._see(task, state, stream or record)
         if call.streamed:
-            self.streams[(call.file, call.number)] = call
-        self.calls.append(call)
-        if call.task_id:
-            self.task_calls.setdefault(call.task_id, []).append(call)
-        self.by_operation.setdefault((call.agent, call.operation or call.kind), []).append(call)
-        if call.message_id and call.operation in ("SendMessage", "SendStreamingMessage"):
-            self.sent_messages.setdefault((self.agent_key(call), call.message_id), call)
+            self.streams[(call.file, call.number)] = record
+        self._index(call, record)
+
+    def _index(self, call: Call, record: Seen) -> None:
+        operation, task, agent = call.operation, call.task_id or "", call.agent
+        if operation == "GetTask" and task:
+            polls = self.task_polls.setdefault((task, agent), Polls())
+            polls.count, polls.last = polls.count + 1, record
+            self.poll_counts[task] = self.poll_counts.get(task, 0) + 1
+            self.polls_by_history[(task, agent, record.view)] = record
+        elif operation == "SendMessage" and task:
+            configuration = call.params.get("configuration")
+            self.sends[(task, agent)] = Send(record, isinstance(configuration, dict) and configuration.get(
+                "returnImmediately") is True, call.inline_push)
+        elif operation == "ListTasks":
+            self.list_pages[(agent, _list_filters(call))] = (record, call.last_page)
+        elif operation == "SubscribeToTask" and call.status == 405:
+            self.refused_verbs[(agent, call.method)] = record
+        elif call.kind == "card" and call.ok and call.path.endswith(spec.CARD_PATH):
+            self.right_path_cards[agent] = record
+        if call.message_id and operation in ("SendMessage", "SendStreamingMessage"):
+            self.sent_messages.setdefault((self.agent_key(call), call.message_id), record)
         if call.is_a2a:
-            self.last_a2a[call.agent] = call
+            self.last_a2a_calls[agent] = (record, call.task_id)
 
     def _learn_fronts(self, call: Call) -> None:
         if call.agent is None:
@@ -204,11 +323,11 @@ class Session:
                 old, new = (_origin_text(Interface(url=url, binding="")) for url in match.groups())
                 self.fronts.setdefault(old, new)
 
-    def _hold(self, call: Call, card: Card, extended: bool) -> None:
+    def _hold(self, call: Call, record: Seen, card: Card, extended: bool) -> None:
         cache_control = (call.response_header("cache-control") or "").lower()
         match = _MAX_AGE.search(cache_control)
         held = HeldCard(
-            card=card, fetch=call, etag=call.response_header("etag"),
+            card=card, fetch=record, etag=call.response_header("etag"),
             last_modified=call.response_header("last-modified"),
             max_age=int(match.group(1)) if match else None,
             no_cache="no-cache" in cache_control or "no-store" in cache_control, extended=extended,
@@ -224,28 +343,46 @@ class Session:
         self.same_cards[(call.agent, card.fingerprint)] = held
         self.cards[call.agent] = held
         if previous is not None:
-            self.interfaces = [entry for entry in self.interfaces if entry[2] is not previous]
+            for origin in {self.origin_of(interface) for interface in previous.card.interfaces}:
+                self.interfaces[origin] = [entry for entry in self.interfaces.get(origin, ())
+                                           if entry[2] is not previous]
         for interface in card.interfaces:
-            self.interfaces.append((self.origin_of(interface), interface.path, held))
+            self._order += 1
+            self.interfaces.setdefault(self.origin_of(interface), []).append((interface.path, self._order, held))
 
-    def _see(self, task: str, state: str, call: Call) -> None:
-        seen = TaskSeen(state=state, call=call, agent=call.agent)
-        self.tasks[task] = seen
-        if state in spec.TERMINAL_STATES and task not in self.ended:
-            self.ended[task] = seen
+    def _see(self, task: str, state: str, record: Seen) -> None:
+        seen_now = TaskSeen(state=state, call=record, agent=record.agent)
+        self.tasks[task] = seen_now
+        if state in spec.TERMINAL_STATES and task not in self.ended_tasks:
+            self.ended_tasks[task] = seen_now
 
 
 def card_url(call: Call) -> str:
     """Where a card came from: its fetch URL, or the agent's extended card (by any binding)."""
-    if call.kind == "card" and not call.path.rstrip("/").endswith(spec.LEGACY_EXTENDED_CARD_PATH):
-        return f"{call.agent}{call.path}"
-    return f"{call.agent}#extended"
+    return _fetch_url(call, call.kind != "card" or call.path.rstrip("/").endswith(spec.LEGACY_EXTENDED_CARD_PATH))
+
+
+def _fetch_url(fetch: Call | Seen, extended: bool) -> str:
+    return f"{fetch.agent}#extended" if extended else f"{fetch.agent}{fetch.path}"
 
 
 def _variant(call: Call, vary: tuple[str, ...]) -> tuple[str | None, ...]:
     """The values a request has in the headers a response varies on, normalised (RFC 9111 §4.1)."""
     return tuple(" ".join(value.split()).lower() if (value := call.header(name)) is not None else None
                  for name in vary)
+
+
+def _list_filters(call: Call) -> tuple:
+    return tuple(sorted((key, _hashable(value)) for key, value in call.params.items()
+                        if key not in ("pageToken", "tenant")))
+
+
+def _hashable(value: object) -> object:
+    if isinstance(value, dict):
+        return tuple(sorted((key, _hashable(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return tuple(_hashable(item) for item in value)
+    return value
 
 
 def _origin_text(interface: Interface) -> str:

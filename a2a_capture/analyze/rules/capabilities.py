@@ -30,6 +30,8 @@ def _gated(capability_rule: str):
 
 rule(
     id="capability-push",
+    on=("CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs",
+        "DeleteTaskPushNotificationConfig", "SendMessage", "SendStreamingMessage"),
     severity="error",
     title="Push notification call to an agent without push",
     spec="§3.3.4",
@@ -45,6 +47,7 @@ come. The card had already answered the question.""",
 
 rule(
     id="capability-streaming",
+    on=("SendStreamingMessage", "SubscribeToTask"),
     severity="error",
     title="Streaming call to an agent without streaming",
     spec="§3.3.4",
@@ -58,6 +61,7 @@ the call fails with UnsupportedOperationError (-32004): a round trip the card ha
 
 rule(
     id="capability-extended-card",
+    on=("GetExtendedAgentCard",),
     severity="error",
     title="Extended card asked of an agent that has none",
     spec="§3.3.4, §3.1.11",

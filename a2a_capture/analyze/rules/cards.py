@@ -35,6 +35,7 @@ def _loopback(host: str) -> bool:
 
 @rule(
     id="card-insecure-transport",
+    on=("card",),
     severity="warning",
     title="Card fetched over plain HTTP from a remote host",
     spec="§7.1, §8.2",
@@ -56,6 +57,7 @@ def card_insecure_transport(call, session):
 
 @rule(
     id="card-redirect",
+    on=("card",),
     severity="info",
     title="Card fetch redirected",
     spec="§8.2",
@@ -73,6 +75,7 @@ def card_redirect(call, session):
 
 @rule(
     id="card-oversized",
+    on=("card",),
     severity="warning",
     title="Card larger than a card needs to be",
     spec="§8.6",
@@ -90,6 +93,7 @@ def card_oversized(call, session):
 
 @rule(
     id="card-schema",
+    on=("card",),
     severity="warning",
     title="Card does not follow the 1.0 schema",
     spec="§1.4 (the proto AgentCard is normative)",
@@ -110,6 +114,7 @@ def card_schema(call, session):
 
 @rule(
     id="card-secret",
+    on=("card",),
     severity="error",
     title="Card carries something that looks like a secret",
     spec="§13.3",
@@ -123,10 +128,20 @@ password inside it is disclosed to all of them.""",
 def card_secret(call, session):
     if call.kind != "card" or not isinstance(call.response_json, dict):
         return
-    found = sorted(set(_secrets(call.response_json, "$")))
+    key = call.card.fingerprint if call.card is not None else None
+    found = _SEEN_SECRETS.get(key) if key else None
+    if found is None:
+        found = sorted(set(_secrets(call.response_json, "$")))
+        if key:  # the same card served again holds the same secrets: looked for once
+            if len(_SEEN_SECRETS) > 256:
+                _SEEN_SECRETS.clear()
+            _SEEN_SECRETS[key] = found
     if found:
         more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
         yield Hit(f"the card holds what looks like a secret at {', '.join(found[:3])}{more}")
+
+
+_SEEN_SECRETS: dict[str, list[str]] = {}
 
 
 def _secrets(value, path: str, depth: int = 0):

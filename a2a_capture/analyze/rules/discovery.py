@@ -8,6 +8,7 @@ from a2a_capture.analyze.findings import Hit, ref, rule
 
 @rule(
     id="card-path",
+    on=("card",),
     severity="warning",
     title="Card requested at the wrong path",
     spec="§8.2",
@@ -25,14 +26,14 @@ def card_path(call, session):
     if call.path.rstrip("/").endswith(spec.LEGACY_EXTENDED_CARD_PATH):
         return  # the 0.2 extended card route, judged by the capability rules
     outcome = f"answered {call.status}" if call.status else "unanswered"
-    right = session.previous(lambda c: c.path.endswith(spec.CARD_PATH) and c.ok, call.agent,
-                             session.of_operation(call.agent, "card"))
+    right = session.card_at_right_path(call.agent)
     related = [right] if right else []
     yield Hit(f"card requested at {call.path} ({outcome}); A2A 0.3 and 1.0 serve it at {spec.CARD_PATH}", related)
 
 
 @rule(
     id="card-refetch",
+    on=("card", "GetExtendedAgentCard"),
     severity="warning",
     title="Card fetched again without need",
     spec="§8.6.2",

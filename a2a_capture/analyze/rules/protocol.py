@@ -42,6 +42,7 @@ def _under(base: str, interface_path: str) -> bool:
 
 @rule(
     id="version-header-missing",
+    on=("a2a",),
     severity="error",
     title="A 1.0 call without A2A-Version",
     spec="§3.6.1, §3.6.2",
@@ -66,6 +67,7 @@ def version_header_missing(call, session):
 
 @rule(
     id="method-version-mismatch",
+    on=("a2a",),
     severity="error",
     title="Method or route of the wrong protocol version",
     spec="§3.6.2, §8.3.2",
@@ -102,6 +104,7 @@ def method_version_mismatch(call, session):
 
 @rule(
     id="interface-undeclared",
+    on=("a2a",),
     severity="warning",
     title="Call to an interface the card does not declare",
     spec="§8.3.2",
@@ -128,6 +131,7 @@ def interface_undeclared(call, session):
 
 @rule(
     id="interface-not-preferred",
+    on=("a2a",),
     severity="info",
     title="A later interface used where the first speaks the same binding",
     spec="§8.3.1, §8.3.2",
@@ -158,6 +162,7 @@ def interface_not_preferred(call, session):
 
 @rule(
     id="tenant-not-echoed",
+    on=("a2a",),
     severity="warning",
     title="Tenant of the chosen interface not sent",
     spec="§8.3.2",
@@ -198,6 +203,7 @@ def _has_credentials(call, card) -> bool:
 
 @rule(
     id="auth-missing",
+    on=("a2a",),
     severity="error",
     title="Request without credentials to an agent that requires them",
     spec="§7.3, §3.3.2",
@@ -227,6 +233,7 @@ def _accepts(modes: list[str], media: str) -> bool:
 
 @rule(
     id="input-mode",
+    on=("SendMessage", "SendStreamingMessage"),
     severity="error",
     title="Part of a media type the agent does not accept",
     spec="§3.3.2 (AgentCard.defaultInputModes, AgentSkill.inputModes)",
@@ -254,6 +261,7 @@ def input_mode(call, session):
 
 @rule(
     id="malformed-request",
+    on=("a2a",),
     severity="error",
     title="Request the agent could not parse or validate",
     spec="§9.5, §11.6",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
+from a2a_capture.analyze.session import view_of
 
 
 def _ended(call, session):
     """The call that first showed this call's task in a terminal state, if any."""
     if call.task_id is None:
         return None
-    return session.ended.get(call.task_id)
+    return session.ended(call.task_id)
 
 
 def _refused_as_ended(error) -> bool:
@@ -25,6 +26,7 @@ def _state_word(state: str) -> str:
 
 @rule(
     id="task-unknown",
+    on=("a2a",),
     severity="warning",
     title="Operation on a task the agent did not know",
     spec="§3.3.2, §3.4.2",
@@ -39,7 +41,7 @@ def task_unknown(call, session):
     if not call.is_a2a or call.error is None:
         return
     if call.error.name == "TaskNotFoundError":
-        known = session.tasks.get(call.task_id or "")
+        known = session.task(call.task_id)
         where = (f"; {ref(known.call, call)} had it from {known.agent}" if known and known.agent != call.agent
                  else "")
         yield Hit(f"{call.operation or call.method} on task {call.task_id or '(none)'}, which the agent did not "
@@ -48,6 +50,7 @@ def task_unknown(call, session):
 
 @rule(
     id="poll-terminal",
+    on=("GetTask",),
     severity="warning",
     title="GetTask on a task the client had already seen end",
     spec="§3.1.3, §3.2.2",
@@ -66,21 +69,21 @@ def poll_terminal(call, session):
     if ended is None:
         return
     earlier = ended.call
-    if earlier.operation == "GetTask" and _history(earlier) != _history(call):
+    later = session.last_poll(call.task_id, call.agent, _history(call))
+    if earlier.operation == "GetTask" and earlier.view != _history(call):
         return  # a different view of the task (history length), not a poll
-    later = session.previous(lambda c: c.operation == "GetTask" and _history(c) == _history(call), call.agent,
-                             session.task_history(call.task_id))
     related = [earlier] if later is None or later is earlier else [earlier, later]
     yield Hit(f"{ref(earlier, call)} had already shown task {call.task_id} "
               f"{_state_word(ended.state)}; a finished task does not change", related)
 
 
 def _history(call):
-    return call.params.get("historyLength")
+    return view_of(call)
 
 
 @rule(
     id="cancel-terminal",
+    on=("CancelTask",),
     severity="warning",
     title="CancelTask on a task that had already ended",
     spec="§3.1.5",
@@ -104,6 +107,7 @@ def cancel_terminal(call, session):
 
 @rule(
     id="message-terminal",
+    on=("SendMessage", "SendStreamingMessage"),
     severity="warning",
     title="Message sent to a task that had already ended",
     spec="§3.1.1, §3.4.3",
@@ -129,6 +133,7 @@ def message_terminal(call, session):
 
 @rule(
     id="subscribe-terminal",
+    on=("SubscribeToTask",),
     severity="warning",
     title="SubscribeToTask on a task that had already ended",
     spec="§3.1.6, §9.4.6",
@@ -155,6 +160,7 @@ def subscribe_terminal(call, session):
 
 @rule(
     id="poll-while-push-or-stream",
+    on=("GetTask",),
     severity="info",
     title="Polling a task while the agent offers streaming or push",
     spec="§3.5.1, §7.6.2",
@@ -172,11 +178,11 @@ def poll_while_push_or_stream(call, session):
     held = session.held_card(call)
     if held is None or not (held.card.streaming or held.card.push_notifications):
         return
-    polls = [c for c in session.task_history(call.task_id) if c.operation == "GetTask" and c.agent == call.agent]
-    previous = polls[-1] if polls else None
-    seen = session.tasks.get(call.task_id)
+    polls = session.polls(call.task_id, call.agent)
+    previous = polls.last
+    seen = session.task(call.task_id)
     # once per task, at the second look: the loop is the finding, not each turn of it
-    if len(polls) == 1 and seen is not None and seen.state not in spec.TERMINAL_STATES:
+    if polls.count == 1 and seen is not None and seen.state not in spec.TERMINAL_STATES:
         offers = " and ".join(name for name, on in (("streaming", held.card.streaming),
                                                     ("push notifications", held.card.push_notifications)) if on)
         yield Hit(f"task {call.task_id} polled again ({ref(previous, call)} before); the card offers {offers}",
@@ -185,6 +191,7 @@ def poll_while_push_or_stream(call, session):
 
 @rule(
     id="return-immediately-poll",
+    on=("GetTask",),
     severity="info",
     title="returnImmediately, then polling to the end",
     spec="§3.2.2",
@@ -200,22 +207,22 @@ def return_immediately_poll(call, session):
     """Every poll of the loop is a round trip the blocking call would not have made."""
     if call.operation != "GetTask" or call.task_id is None:
         return
-    if call.task_id in session.ended:
+    if session.ended(call.task_id) is not None:
         return  # the loop had already ended; poll-terminal says the rest
-    send = session.previous(lambda c: c.operation == "SendMessage", call.agent, session.task_history(call.task_id))
+    send = session.last_send(call.task_id, call.agent)
     if send is None or send.inline_push:
         return
-    configuration = send.params.get("configuration")
-    if isinstance(configuration, dict) and configuration.get("returnImmediately") is True:
-        polls = sum(1 for c in session.task_history(call.task_id) if c.operation == "GetTask") + 1
+    if send.return_immediately:
+        polls = session.poll_count(call.task_id) + 1
         ended = any(task == call.task_id and state in spec.TERMINAL_STATES for task, state in call.states)
         end = " and found it ended" if ended else ""
-        yield Hit(f"poll {polls} of task {call.task_id}{end}: {ref(send, call)} asked to return immediately, "
-                  "where a blocking SendMessage or a stream would have carried the result", [send])
+        yield Hit(f"poll {polls} of task {call.task_id}{end}: {ref(send.call, call)} asked to return immediately, "
+                  "where a blocking SendMessage or a stream would have carried the result", [send.call])
 
 
 @rule(
     id="duplicate-message-id",
+    on=("SendMessage", "SendStreamingMessage"),
     severity="warning",
     title="The same message sent twice",
     spec="§3.3.1, §3.4",
@@ -229,13 +236,14 @@ the agent either do the work twice or answer with what it already answered.""",
 def duplicate_message_id(call, session):
     if call.operation not in ("SendMessage", "SendStreamingMessage") or not call.message_id:
         return
-    earlier = session.sent_messages.get((session.agent_key(call), call.message_id))
-    if earlier is not None and earlier.status is not None and earlier.error is None:
+    earlier = session.sent_message(call)
+    if earlier is not None and earlier.answered and earlier.ok:
         yield Hit(f"messageId {call.message_id} was already sent in {ref(earlier, call)}", [earlier])
 
 
 @rule(
     id="list-past-last-page",
+    on=("ListTasks",),
     severity="warning",
     title="ListTasks past the last page",
     spec="§3.1.4",
@@ -256,22 +264,15 @@ def list_past_last_page(call, session):
         yield Hit(f"pageSize {size} is outside 1–100", kind="predicted")
     if not call.params.get("pageToken"):
         return
-    filters = {k: v for k, v in call.params.items() if k not in ("pageToken", "tenant")}
-    earlier = session.previous(lambda c: {k: v for k, v in c.params.items() if k not in ("pageToken", "tenant")}
-                               == filters, call.agent, session.of_operation(call.agent, "ListTasks"))
-    result = _result(earlier.response_json) if earlier else None
-    if isinstance(result, dict) and result.get("nextPageToken", None) == "":
+    page = session.list_page(call)
+    if page is not None and page[1]:
+        earlier = page[0]
         yield Hit(f"{ref(earlier, call)} was already the last page (empty nextPageToken)", [earlier])
-
-
-def _result(body):
-    if isinstance(body, dict) and "result" in body:
-        return body["result"]
-    return body
 
 
 @rule(
     id="get-before-subscribe",
+    on=("SubscribeToTask",),
     severity="info",
     title="GetTask right before SubscribeToTask",
     spec="§3.1.6",
@@ -286,14 +287,15 @@ snapshot twice.""",
 def get_before_subscribe(call, session):
     if call.operation != "SubscribeToTask" or call.task_id is None:
         return
-    last = session.last_a2a.get(call.agent)
-    if last is not None and last.operation == "GetTask" and last.task_id == call.task_id:
+    last, task = session.last_a2a(call.agent) or (None, None)
+    if last is not None and last.operation == "GetTask" and task == call.task_id:
         yield Hit(f"{ref(last, call)} read task {call.task_id} just before; the subscription's first event "
                   "is the same snapshot", [last])
 
 
 @rule(
     id="subscribe-verb",
+    on=("SubscribeToTask",),
     severity="warning",
     title="SubscribeToTask with the verb the agent does not take",
     spec="§11.3.2 (proto: GET /tasks/{id}:subscribe; prose: POST)",
@@ -307,8 +309,7 @@ every subscription until it remembers the answer.""",
 def subscribe_verb(call, session):
     if call.operation == "SubscribeToTask" and call.binding == "HTTP+JSON" and call.status == 405:
         other = "GET" if call.method == "POST" else "POST"
-        earlier = session.previous(lambda c: c.status == 405 and c.method == call.method, call.agent,
-                                   session.of_operation(call.agent, "SubscribeToTask"))
+        earlier = session.refused_verb(call.agent, call.method)
         again = f"; exchange {earlier.label} had already been answered 405 for {call.method}" if earlier else ""
         yield Hit(f"{call.method} {call.path} was answered 405: this agent takes {other}{again}",
                   [earlier] if earlier else [])
