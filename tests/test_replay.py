@@ -9,12 +9,14 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 from a2a.client import ClientConfig, create_client
 from a2a.types import Message, Part, Role, SendMessageRequest
 
 from a2a_capture import sources
 from a2a_capture.capture import read_capture, write_capture
 from a2a_capture.replay import client, diff, pace, serve
+from a2a_capture.replay.credentials import Secrets
 from tests.builders import block, http_request, http_response
 from tests.conftest import ROOT
 from tests.live import agent, free_port, wait_for_port
@@ -28,6 +30,7 @@ def runner_agent(**options):
     return agent("test-runner", streaming=options.pop("streaming", True), push=options.pop("push", True), **options)
 
 
+@pytest.mark.live
 def test_replayed_sessions_against_fresh_agents_are_clean():
     with runner_agent() as url:
         for name in ("02-blocking-send", "03-streaming", "06-cancel", "08-rest-binding"):
@@ -38,6 +41,7 @@ def test_replayed_sessions_against_fresh_agents_are_clean():
             assert len(new.exchanges) == len(old.exchanges)
 
 
+@pytest.mark.live
 def test_server_made_ids_are_learned_and_substituted():
     old = read_capture(CAPTURES / "08-rest-binding.http")
     with runner_agent() as url:
@@ -49,6 +53,7 @@ def test_server_made_ids_are_learned_and_substituted():
     assert new.exchanges[2].response.status == 200
 
 
+@pytest.mark.live
 def test_replay_command_refuses_agents_it_was_not_told_about(tmp_path):
     hits = []
 
@@ -64,6 +69,16 @@ def test_replay_command_refuses_agents_it_was_not_told_about(tmp_path):
     assert hits == []  # nothing was sent anywhere
 
 
+def test_a_header_secret_may_be_given_whole_or_as_the_credentials_alone():
+    recorded = "Bearer [redacted: bearer credentials, sha256:0b9173]"
+    assert Secrets({"Authorization": "Bearer abc"}, environ={}).fill("Authorization", recorded) == "Bearer abc"
+    assert Secrets({"authorization": "abc"}, environ={}).fill("Authorization", recorded) == "Bearer abc"
+    assert Secrets({"Authorization": "Token x y"}, environ={}).fill("Authorization", recorded) == "Token x y"
+    assert Secrets({}, environ={}).fill("Authorization", recorded) is None
+    assert Secrets({}, environ={"A2A_CAPTURE_SECRET_AUTHORIZATION": "e"}).fill("Authorization", recorded) == "Bearer e"
+
+
+@pytest.mark.live
 def test_redacted_credentials_are_restored_only_when_given(tmp_path, monkeypatch):
     seen = []
 
@@ -107,6 +122,7 @@ def _stream_states(base: str) -> list[str]:
     return asyncio.run(session())
 
 
+@pytest.mark.live
 def test_an_sdk_client_gets_the_same_stream_from_serve_as_from_the_real_agent():
     (mock,) = serve.mock_agents(read_capture(CAPTURES / "03-streaming.http"), speed=0)
     port = free_port()
@@ -119,6 +135,7 @@ def test_an_sdk_client_gets_the_same_stream_from_serve_as_from_the_real_agent():
     assert [kind for kind, _ in from_mock] == ["task", "status", "artifact", "artifact", "artifact", "status"]
 
 
+@pytest.mark.live
 def test_serve_names_the_nearest_recording_when_nothing_matches():
     (mock,) = serve.mock_agents(read_capture(CAPTURES / "02-blocking-send.http"))
     with serve_app(mock) as url, httpx.Client() as http:
@@ -132,6 +149,7 @@ def test_serve_names_the_nearest_recording_when_nothing_matches():
     assert "no recorded POST GetTask; recorded here:" in unknown.json()["error"]["message"]
 
 
+@pytest.mark.live
 def test_serve_command_as_a_mock_agent(tmp_path):
     port = free_port()
     exe = shutil.which("a2a-capture") or sys.executable
@@ -149,6 +167,7 @@ def test_serve_command_as_a_mock_agent(tmp_path):
     assert f"serving test-runner (2 recorded exchanges) at http://127.0.0.1:{port}" in output
 
 
+@pytest.mark.live
 def test_a_changed_agent_fails_diff_and_check(tmp_path):
     original = CAPTURES / "03-streaming.http"
     baseline = tmp_path / "baseline.json"
@@ -187,6 +206,7 @@ def test_check_baseline_survives_rerecording(tmp_path):
     assert run("check", str(moved), "--baseline", str(baseline)).returncode == 0
 
 
+@pytest.mark.live
 def test_the_pytest_plugin_records_and_replays(pytester):
     pytester.makepyfile(f"""
         import asyncio, httpx, sys
@@ -239,6 +259,7 @@ def _recorder_of_requests(seen: list):
     return app
 
 
+@pytest.mark.live
 def test_secrets_are_restored_by_where_they_were_and_never_written_out(tmp_path):
     seen = []
     port = free_port()
@@ -276,6 +297,7 @@ def run_with_env(env: dict[str, str], *args: str):
     return subprocess.run([*command, *args], capture_output=True, timeout=60, env={**os.environ, **env})
 
 
+@pytest.mark.live
 def test_a_stopped_agent_is_named_before_anything_is_sent(tmp_path):
     with runner_agent() as url:
         pass  # started and stopped: nothing listens there now
@@ -288,6 +310,7 @@ def test_a_stopped_agent_is_named_before_anything_is_sent(tmp_path):
     assert result.stdout == b"" and not output.exists()
 
 
+@pytest.mark.live
 def test_a_bad_url_or_output_stops_replay_before_it_sends(tmp_path):
     hits = []
 
@@ -323,6 +346,7 @@ def test_the_recorded_gap_is_from_one_end_to_the_next_start():
     assert pace.recorded_gap(calls[3], calls[2]) == 0  # overlapping or out of order: no wait
 
 
+@pytest.mark.live
 def test_diff_replay_serve_and_show_take_har_and_flow_files(tmp_path):
     original = CAPTURES / "02-blocking-send.http"
     copies = {}

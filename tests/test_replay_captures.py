@@ -21,6 +21,8 @@ AGENTS = {
     "deployer": {"streaming": False, "bearer": True},
 }
 RECORDED_STEP = 0.05
+
+pytestmark = pytest.mark.live
 #: the push config's credentials captures/record.py gave in 07-push-webhook
 PUSH = "$.params.configuration.taskPushNotificationConfig"
 SECRETS = {f"{PUSH}.token": "run-0001", f"{PUSH}.authentication.credentials": "hook-secret"}

@@ -76,8 +76,11 @@ class Secrets:
         if value is None:
             return None
         before, after = recorded[:marker.start()], recorded[marker.end():]
+        self.used.add(value)
         if before and value.startswith(before) and value.endswith(after):  # given whole: "Bearer abc"
             value = value[len(before):len(value) - len(after)] if after else value[len(before):]
+        elif before.endswith(" ") and " " in value.strip():  # a whole value of another scheme: as given
+            return value
         self.by_digest.setdefault(marker.group("digest"), value)
         self.used.add(value)
         return before + value + after
