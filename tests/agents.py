@@ -39,6 +39,8 @@ from a2a.types import (
     TaskStatus,
 )
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 
 HOST = "127.0.0.1"
 
@@ -107,24 +109,35 @@ def agent_card(name: str, base: str, *, streaming: bool, push: bool, bearer: boo
 
 def build_app(name: str, port: int, *, streaming: bool = True, push: bool = False, bearer: bool = False,
               public_base: str | None = None, step: float = 0.02, push_proxy: str | None = None,
-              skill_modes: bool = False) -> Starlette:
+              skill_modes: bool = False, card_path: str = "/.well-known/agent-card.json", extended: bool = False,
+              gzip: bool = False) -> Starlette:
     """The agent as an ASGI app. ``public_base`` is the URL its card advertises; webhooks go
-    through ``push_proxy`` when it is given (so a recorder sees them)."""
+    through ``push_proxy`` when it is given (so a recorder sees them). ``card_path`` is where
+    the card is served (older agents use /.well-known/agent.json); ``extended`` serves an
+    extended card too; ``gzip`` compresses answers for clients that accept it."""
     base = public_base or f"http://{HOST}:{port}"
     card = agent_card(name, base, streaming=streaming, push=push, bearer=bearer, skill_modes=skill_modes)
+    extended_card = None
+    if extended:
+        card.capabilities.extended_agent_card = True
+        extended_card = AgentCard()
+        extended_card.CopyFrom(card)
+        extended_card.skills.add(id="audit", name="Audit", description="For callers it knows.", tags=["test"])
     push_store = InMemoryPushNotificationConfigStore() if push else None
     handler = DefaultRequestHandler(
         agent_executor=ScriptedExecutor(step),
         task_store=InMemoryTaskStore(),
         agent_card=card,
         push_config_store=push_store,
+        extended_agent_card=extended_card,
         # webhooks go to the test's own receiver on loopback, so no SSRF guard here
         push_sender=BasePushNotificationSender(httpx.AsyncClient(proxy=push_proxy), push_store,
                                                push_url_validator=_allow_any) if push else None,
     )
-    routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/a2a/jsonrpc"),
+    routes = [*create_agent_card_routes(card, card_url=card_path), *create_jsonrpc_routes(handler, "/a2a/jsonrpc"),
               *create_rest_routes(handler, path_prefix="/a2a/rest")]
-    return Starlette(routes=routes)
+    middleware = [Middleware(GZipMiddleware, minimum_size=64)] if gzip else []
+    return Starlette(routes=routes, middleware=middleware)
 
 
 async def _allow_any(url: str) -> bool:

@@ -220,6 +220,12 @@ def _content_type(headers: list[tuple[str, str]]) -> str:
     return ""
 
 
+def _plain_body(response: Response) -> bytes:
+    """The body as the client read it: a compressed card is decoded (cards are small)."""
+    encoding = response.header("content-encoding")
+    return decode_content(response.body, encoding) if encoding else response.body
+
+
 _RPC_METHOD = re.compile(rb'"method"\s*:\s*"([^"\\]{1,100})"')
 _CARD_NAME = re.compile(rb'"name"\s*:\s*"([^"\\]{1,100})"')
 
@@ -237,7 +243,7 @@ def title_for(exchange: Exchange) -> str:
     method = request.method.upper()
     if method == "GET" and (path.rstrip("/").endswith(spec.CARD_PATH)
                             or any(path.rstrip("/").endswith(p) for p in spec.LEGACY_CARD_PATHS)):
-        found = _CARD_NAME.search(response.body) if response is not None and response.status == 200 else None
+        found = _CARD_NAME.search(_plain_body(response)) if response is not None and response.status == 200 else None
         name = found.group(1).decode("utf-8", "replace") if found else (request.header("host") or "agent")
         where = "" if path.rstrip("/").endswith(spec.CARD_PATH) else f" at {path}"
         return f"discover {name}{where}"
