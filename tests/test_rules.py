@@ -6,6 +6,7 @@ import pytest
 
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.findings import RULES
+from a2a_capture.record import notes
 from tests.builders import (
     ORIGIN,
     block,
@@ -189,6 +190,12 @@ CASES = {
     "card-secret": (
         [fetch_card(1, card(metadata={"apiKey": "sk-live-0123456789abcdefghijklmnop"}))], "1",
         [fetch_card(1, card(signatures=[{"protected": "eyJhbGciOiJIUzI1NiJ9", "signature": "abc"}]))],
+    ),
+    "unrecorded-origin": (
+        [fetch_card(1), rpc(2, "GetExtendedAgentCard", {}, notes=[
+            notes.UNRECORDED_ORIGIN.format(origin="http://10.0.0.7:9000")])], "2",
+        [fetch_card(1), rpc(2, "GetExtendedAgentCard", {}, notes=[
+            notes.CARD_REWRITTEN.format(old="http://10.0.0.7:9000/rpc", new="http://127.0.0.1:5000/rpc")])],
     ),
 }
 
