@@ -20,6 +20,7 @@ saw only part of.""",
     example="# a2a-capture: the card names http://10.0.0.7:9000, which no listener of this recording fronts",
     fix="Record that server too: `a2a-capture record --agent URL --listen HOST:PORT` once per server the "
         "card names, or record as a forward proxy (`--proxy`).",
+    on=None,  # the note sits on whatever exchange relayed the card
     kind="advice",
 )
 def unrecorded_origin_rule(call, session):
