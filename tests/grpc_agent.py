@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from pathlib import Path
 
 import grpc
 from a2a.server.request_handlers import DefaultRequestHandler
@@ -24,8 +25,9 @@ from tests.live import serve
 
 @contextlib.contextmanager
 def grpc_agent(name: str = "grpc-runner", *, streaming: bool = True, push: bool = False,
-               public: str | None = None):
-    """Yields (card URL, gRPC port). ``public``: the `host:port` the card advertises for gRPC."""
+               public: str | None = None, tls: tuple[Path, Path] | None = None):
+    """Yields (card URL, gRPC port). ``public``: the `host:port` the card advertises for gRPC;
+    ``tls``: (key, certificate) to serve gRPC over TLS."""
     port = free_port()
     card = agent_card(name, f"http://127.0.0.1:{port}", streaming=streaming, push=push)
     del card.supported_interfaces[:]
@@ -42,7 +44,11 @@ def grpc_agent(name: str = "grpc-runner", *, streaming: bool = True, push: bool 
         stop = asyncio.Event()
         server = grpc.aio.server()
         a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
-        server.add_insecure_port(f"127.0.0.1:{port}")
+        if tls:
+            credentials = grpc.ssl_server_credentials([(tls[0].read_bytes(), tls[1].read_bytes())])
+            server.add_secure_port(f"127.0.0.1:{port}", credentials)
+        else:
+            server.add_insecure_port(f"127.0.0.1:{port}")
         await server.start()
         started.set()
         await stop.wait()

@@ -79,3 +79,16 @@ def test_analyze_finds_the_same_mistakes_over_grpc(tmp_path):
     assert ("version-header-missing", "5") in found
     assert ("task-unknown", "6") in found and ("method-version-mismatch", "6") in found
     assert not any(rule == "interface-undeclared" for rule, _ in found)
+
+
+def test_replay_and_serve_refuse_grpc_with_one_line(tmp_path):
+    from tests.test_cli_show import run
+
+    path = tmp_path / "grpc.http"
+    path.write_bytes(capture_bytes(_session()))
+    for args in (("replay", str(path), "--target", "probe=http://127.0.0.1:9"), ("serve", str(path))):
+        result = run(*args)
+        assert result.returncode == 2
+        assert result.stderr.decode() == (
+            f"a2a-capture: error: {args[0]} does not support gRPC yet: exchange 2 "
+            "(/lf.a2a.v1.A2AService/SendMessage) and 4 more are gRPC calls; analyze and report read them\n")

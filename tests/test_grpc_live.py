@@ -88,3 +88,30 @@ def test_grpc_session_is_recorded_read_analyzed_and_reported(tmp_path, browser):
         assert rule in text
     assert "SendStreamingMessage" in text and task_id[:8] in text
     page.close()
+
+
+def test_a_tls_grpc_agent_is_recorded_with_its_certificate_trusted(tmp_path):
+    """The client speaks plaintext to the recorder; the recorder speaks TLS to the agent and
+    trusts the agent's self-signed certificate as `record --upstream-trust` tells it."""
+    from a2a_capture.record import runner
+    from tests.live import self_signed
+
+    key, cert = self_signed(tmp_path)
+    output, listener = tmp_path / "tls.http", free_port()
+    trust = runner.command(str(output), [], None, mitmdump="mitmdump", upstream_trust=str(cert))[-2:]
+    assert trust == ["--set", f"ssl_verify_upstream_trusted_ca={cert}"]
+
+    async def one_call(port: int) -> int:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            answer = await a2a_pb2_grpc.A2AServiceStub(channel).SendMessage(a2a_pb2.SendMessageRequest(
+                message=a2a_pb2.Message(message_id="m-1", role=a2a_pb2.ROLE_USER, parts=[a2a_pb2.Part(text="go")])),
+                metadata=[("a2a-version", "1.0")])
+            return answer.task.status.state
+
+    with grpc_agent(tls=(key, cert)) as (_, grpc_port):
+        with Recorder(output, [(f"https://127.0.0.1:{grpc_port}", listener)], extra=trust):
+            assert asyncio.run(one_call(listener)) == a2a_pb2.TASK_STATE_COMPLETED
+    (exchange,) = read_capture(output).exchanges
+    assert f"over TLS to 127.0.0.1:{grpc_port}" in exchange.notes
+    assert exchange.title == "SendMessage" and exchange.response.trailers[0] == ("grpc-status", "0")
+    assert capture_bytes(read_capture(output)) == output.read_bytes()

@@ -18,7 +18,11 @@ from a2a_capture.cli.base import main
 @click.option("--no-redact", is_flag=True, help="Keep credentials, cookies, API keys and push tokens (careful).")
 @click.option("--no-rewrite-cards", is_flag=True,
               help="Relay agent cards unchanged (later calls may then bypass the recorder).")
-def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards):
+@click.option("--upstream-trust", metavar="CA.pem", type=click.Path(dir_okay=False),
+              help="Trust agents whose TLS certificate this CA (PEM) signed, such as a self-signed gRPC agent's.")
+@click.option("--upstream-insecure", is_flag=True,
+              help="Do not check agents' TLS certificates at all (development only).")
+def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards, upstream_trust, upstream_insecure):
     """Record live A2A traffic through mitmdump into a capture file.
 
     \b
@@ -26,6 +30,8 @@ def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards):
       a2a-capture record --agent http://127.0.0.1:41241 --listen 127.0.0.1:51241 -o session.http
     Forward proxy mode:
       a2a-capture record --proxy 127.0.0.1:8080 -o session.http
+    gRPC agents are recorded too: plaintext (h2c) as they come, and over TLS with
+    --upstream-trust for an agent certificate no public CA signed.
     """
     from a2a_capture.record import runner
 
@@ -34,4 +40,5 @@ def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards):
     pairs = [(runner.parse_agent(url), runner.Listener.parse(where, "--listen"))
              for url, where in zip(agents, listens, strict=True)]
     listener = runner.Listener.parse(proxy, "--proxy") if proxy else None
-    runner.run(output, pairs, listener, redact=not no_redact, rewrite_cards=not no_rewrite_cards, echo=click.echo)
+    runner.run(output, pairs, listener, redact=not no_redact, rewrite_cards=not no_rewrite_cards,
+               upstream_trust=upstream_trust, upstream_insecure=upstream_insecure, echo=click.echo)

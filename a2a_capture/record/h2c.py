@@ -2,7 +2,8 @@
 
 mitmproxy reads a plaintext connection as HTTP/1 and refuses the HTTP/2 preface. When a
 client's first bytes are that preface, this addon tells mitmproxy the connection speaks h2
-(as ALPN would over TLS), and that the plaintext server connection made for it does too, so
+(as ALPN would over TLS), and that the server connection made for it does too (offered in
+ALPN when the agent speaks TLS), so
 each gRPC call becomes an HTTP/2 flow the recorder sees like any other. Upstream mitmproxy
 has an open change for h2c; this does the same with two public hooks.
 """
@@ -23,5 +24,11 @@ class H2CPriorKnowledge:
             client.alpn = b"h2"
 
     def server_connect(self, data) -> None:
-        if data.client.alpn == b"h2" and not data.client.tls and data.server.alpn is None and not data.server.tls:
-            data.server.alpn = b"h2"
+        client, server = data.client, data.server
+        if client.alpn != b"h2" or client.tls:
+            return
+        if server.tls:  # an agent over TLS: ask it for h2, as a TLS client would have
+            if not server.alpn_offers:
+                server.alpn_offers = (b"h2",)
+        elif server.alpn is None:
+            server.alpn = b"h2"

@@ -70,8 +70,11 @@ def check_output(path: str) -> None:
 
 
 def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, redact: bool = True,
-            rewrite_cards: bool = True, mitmdump: str | None = None) -> list[str]:
-    """The mitmdump command line for this recording."""
+            rewrite_cards: bool = True, mitmdump: str | None = None, upstream_trust: str | None = None,
+            upstream_insecure: bool = False) -> list[str]:
+    """The mitmdump command line for this recording. ``upstream_trust``: a CA file (PEM) that
+    vouches for the agents' TLS certificates (a self-signed gRPC or HTTPS agent);
+    ``upstream_insecure``: check no agent certificate at all."""
     args = [mitmdump or find_mitmdump(), "-s", str(addons_dir() / ADDON),
             # no flow log; warnings (the addon's, about calls that would escape the recording) still show
             "--set", "flow_detail=0", "--set", "termlog_verbosity=warn",
@@ -89,6 +92,10 @@ def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | N
         args += ["--set", f"a2a_routes={upstream}=http://{listener}"]
     if proxy is not None:
         args += ["--mode", f"regular@{proxy.host}:{proxy.port}"]
+    if upstream_trust:
+        args += ["--set", f"ssl_verify_upstream_trusted_ca={os.path.abspath(upstream_trust)}"]
+    if upstream_insecure:
+        args += ["--set", "ssl_insecure=true"]
     return args
 
 
@@ -115,7 +122,8 @@ def wait_until_listening(listeners: list[Listener], process: subprocess.Popen, t
 
 
 def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, redact: bool = True,
-        rewrite_cards: bool = True, echo=print) -> int:
+        rewrite_cards: bool = True, upstream_trust: str | None = None, upstream_insecure: bool = False,
+        echo=print) -> int:
     """Record until Ctrl-C or SIGTERM; returns how many exchanges were written."""
     from a2a_capture.capture import iter_exchanges
 
@@ -126,7 +134,10 @@ def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None,
         check_port_free(listener)
     check_output(output)
     before = sum(1 for _ in iter_exchanges(output)) if os.path.getsize(output) else 0
-    process = subprocess.Popen(command(output, agents, proxy, redact=redact, rewrite_cards=rewrite_cards))
+    if upstream_trust and not os.path.isfile(upstream_trust):
+        raise RecordError(f"--upstream-trust {upstream_trust}: no such file (expected a CA certificate in PEM)")
+    process = subprocess.Popen(command(output, agents, proxy, redact=redact, rewrite_cards=rewrite_cards,
+                                       upstream_trust=upstream_trust, upstream_insecure=upstream_insecure))
     stop = {"signal": None}
 
     def forward(signum, frame):

@@ -105,6 +105,9 @@ class Options:
 def replay(capture: Capture, targets: dict[str, str], secrets: dict[str, str] | None = None, *,
            options: Options | None = None, echo=None) -> Capture:
     """Send the capture's calls again; returns the new session as a capture, with no secret in it."""
+    from a2a_capture.replay.grpc import refuse_grpc  # it imports ReplayError from here
+
+    refuse_grpc(capture, "replay")
     options = options or Options()
     bases = resolve_targets(capture, targets)
     if options.check_targets:

@@ -18,6 +18,7 @@ from a2a_capture.capture.models import Capture, Exchange
 from a2a_capture.record.rewrite import rewrite_card
 from a2a_capture.replay.agents import recorded_agents
 from a2a_capture.replay.diff import signature
+from a2a_capture.replay.grpc import refuse_grpc
 from a2a_capture.replay.masking import mask_body
 
 #: response headers the server sets itself
@@ -197,6 +198,7 @@ def _first_difference(recorded: str, given: str) -> str:
 
 def mock_agents(capture: Capture, speed: float = 1.0) -> list[MockAgent]:
     """One mock per recorded agent, in the order the capture first talks to them."""
+    refuse_grpc(capture, "serve")
     return [MockAgent(origin=agent.origin, name=agent.name, speed=speed,
                       recorded=[Recorded(e, signature(e), mask_body(e.request.content)) for e in agent.exchanges])
             for agent in recorded_agents(capture)]
