@@ -28,6 +28,12 @@ pytestmark = pytest.mark.live
 SECRET = "push-secret-42"
 
 
+def _run(coroutine):
+    """Run a client in a thread of its own: the browser's driver holds this thread's event loop."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result(120)
+
+
 async def _session(card_url: str) -> str:
     """What a careless client does; returns the id of the task it ran."""
     config = ClientConfig(grpc_channel_factory=grpc.aio.insecure_channel, supported_protocol_bindings=["GRPC"])
@@ -53,9 +59,7 @@ def test_grpc_session_is_recorded_read_analyzed_and_reported(tmp_path, browser):
     card_listener, grpc_listener = free_port(), free_port()
     with grpc_agent(push=False) as (card_url, grpc_port):
         with Recorder(output, [(card_url, card_listener), (f"http://127.0.0.1:{grpc_port}", grpc_listener)]):
-            # in a thread of its own: the browser's driver holds this thread's event loop
-            with ThreadPoolExecutor(1) as pool:
-                task_id = pool.submit(asyncio.run, _session(f"http://127.0.0.1:{card_listener}")).result(120)
+            task_id = _run(_session(f"http://127.0.0.1:{card_listener}"))
 
     data = output.read_bytes()
     assert capture_bytes(read_capture(output)) == data  # reads back byte for byte
@@ -110,7 +114,7 @@ def test_a_tls_grpc_agent_is_recorded_with_its_certificate_trusted(tmp_path):
 
     with grpc_agent(tls=(key, cert)) as (_, grpc_port):
         with Recorder(output, [(f"https://127.0.0.1:{grpc_port}", listener)], extra=trust):
-            assert asyncio.run(one_call(listener)) == a2a_pb2.TASK_STATE_COMPLETED
+            assert _run(one_call(listener)) == a2a_pb2.TASK_STATE_COMPLETED
     (exchange,) = read_capture(output).exchanges
     assert f"over TLS to 127.0.0.1:{grpc_port}" in exchange.notes
     assert exchange.title == "SendMessage" and exchange.response.trailers[0] == ("grpc-status", "0")
