@@ -11,8 +11,9 @@ import hashlib
 import json
 
 from a2a_capture import __version__
+from a2a_capture.a2a import spec
 from a2a_capture.analyze.config import Config
-from a2a_capture.analyze.engine import analyze
+from a2a_capture.analyze.engine import Analyzer
 from a2a_capture.batch.fetch import local_copies, renamed
 from a2a_capture.batch.sessions import filesystem, is_url
 from a2a_capture.capture.models import Exchange
@@ -115,6 +116,9 @@ def schema_markdown() -> str:
     return "\n".join(parts)
 
 
+_CARD_PATHS = (spec.CARD_PATH, *spec.LEGACY_CARD_PATHS)
+
+
 def digest(files: list[str]) -> str:
     """The session's identity: its files' contents, in order (not their names or places)."""
     sha = hashlib.sha256()
@@ -137,19 +141,23 @@ def session_rows(session: tuple[str, list[str]], config: Config | None) -> dict[
     """The rows one session adds to each table (``session`` is its id and its files)."""
     session_id, files = session
     with local_copies(files) as (local, originals):
-        analysis = analyze(local, config)
-        calls = {(call.file, call.exchange): call for call in analysis.calls}
-        exchange_rows, names = [], {}
+        analyzer = Analyzer(config)  # fed here, so each capture is read once for both
+        exchange_rows, cards = [], []
         for file in local:
+            analyzer.start_file(file)
             for exchange in exchanges(file):
+                analyzer.feed(exchange)
                 exchange_rows.append(_exchange_row(session_id, file, exchange))
-                call = calls.get((file, exchange.label))
-                if call is not None and call.kind == "card" and call.agent and call.agent not in names:
-                    name = _card_name(exchange)
-                    if name:
-                        names[call.agent] = name
-        rows = _rows(session_id, analysis, exchange_rows, names)
-        return renamed(rows, originals)
+                if exchange.request.target.split("?", 1)[0].endswith(_CARD_PATHS):  # confirmed by kind below
+                    cards.append(((file, exchange.label), _card_name(exchange)))
+        analysis = analyzer.finish()
+        kinds = {(call.file, call.exchange): (call.kind, call.agent) for call in analysis.calls}
+        names: dict[str, str] = {}
+        for place, name in cards:
+            kind, agent = kinds.get(place, (None, None))
+            if kind == "card" and agent and name:
+                names.setdefault(agent, name)
+        return renamed(_rows(session_id, analysis, exchange_rows, names), originals)
 
 
 def _rows(session_id, analysis, exchange_rows, names) -> dict[str, list[dict]]:
