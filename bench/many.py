@@ -6,7 +6,9 @@ with one agent: discovery, a handful of tasks, streams, and each client's habits
 
 Times the analysis of every capture as its own session serially, with --jobs on every core,
 and on a Dask LocalCluster of one worker process per core (started before the clock, as an
-existing cluster would be), with the speed-ups as ratios against the serial run; checks that
+existing cluster would be), with the speed-ups as ratios against the serial run and the CPU
+seconds each run used in all its processes (on a busy machine, equal CPU and no speed-up means
+no core was free); checks that
 every engine gave the serial results; and times the Parquet export against the analysis alone
 (at the same --jobs), as sessions and megabytes per second.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -27,6 +30,12 @@ from a2a_capture.batch.engines import cores
 from a2a_capture.batch.export import export
 from a2a_capture.report import machine
 from tests.fleet import write_fleet
+
+
+def cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (pool and cluster workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def timed(function, *args, **kwargs):
@@ -48,14 +57,18 @@ def main() -> None:
         paths = write_fleet(folder, args.sessions)
         megabytes = sum(path.stat().st_size for path in paths) / 1e6
         paths_arg = [str(folder)]
+        used = [cpu()]
         serial, serial_s = timed(analyze_many, paths_arg, grouping="file", jobs=1)
+        used.append(cpu())
         parallel, jobs_s = timed(analyze_many, paths_arg, grouping="file", jobs=args.jobs)
+        used.append(cpu())
         cluster_started = time.perf_counter()
         with LocalCluster(n_workers=args.jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
                           dashboard_address=None) as cluster:
             startup_s = time.perf_counter() - cluster_started
             spread, dask_s = timed(analyze_many, paths_arg, grouping="file", engine="dask",
                                    scheduler=cluster.scheduler_address)
+        used.append(cpu())  # the cluster's start and stop included
         expected = machine.to_json(serial)
         assert machine.to_json(parallel) == expected, "--jobs differs from the serial run"
         assert machine.to_json(spread) == expected, "the Dask cluster differs from the serial run"
@@ -67,10 +80,12 @@ def main() -> None:
           f"{megabytes:.1f} MB, {len(serial.findings)} findings; {args.jobs} processes on {cores()} cores")
     # a shared machine's other work takes cores from the parallel runs: say how busy it was
     print(f"load average at the start: {load:.1f} (a ratio near {args.jobs}x needs it well below {cores()})")
-    print(f"{'engine':<34} {'seconds':>8} {'sessions/s':>11} {'speed-up':>9}")
-    for name, seconds in (("serial (--jobs 1)", serial_s), (f"--jobs {args.jobs}", jobs_s),
-                          (f"dask LocalCluster, {args.jobs} workers", dask_s)):
-        print(f"{name:<34} {seconds:8.2f} {len(paths) / seconds:11.1f} {serial_s / seconds:8.2f}x")
+    print(f"{'engine':<34} {'seconds':>8} {'sessions/s':>11} {'speed-up':>9} {'CPU s':>7}")
+    runs = (("serial (--jobs 1)", serial_s), (f"--jobs {args.jobs}", jobs_s),
+            (f"dask LocalCluster, {args.jobs} workers", dask_s))
+    for (name, seconds), before, after in zip(runs, used[:-1], used[1:], strict=True):
+        print(f"{name:<34} {seconds:8.2f} {len(paths) / seconds:11.1f} {serial_s / seconds:8.2f}x "
+              f"{after - before:7.2f}")
     print(f"(the cluster took {startup_s:.2f} s to start, not counted)")
     print(f"export to Parquet, --jobs {args.jobs}: {export_s:.2f} s, {len(paths) / export_s:.1f} sessions/s, "
           f"{megabytes / export_s:.2f} MB/s; {export_s / jobs_s:.2f}x the analysis alone "
