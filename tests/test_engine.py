@@ -1,0 +1,74 @@
+"""The engine: one exchange at a time, each rule called only for the operations it declares."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from a2a_capture.a2a.decode import decode
+from a2a_capture.analyze.engine import Analyzer, analyze
+from a2a_capture.analyze.findings import RULES
+from a2a_capture.capture import read_capture
+from tests.builders import fetch_card, rpc, write
+from tests.test_rules import CASES, DONE, SEND
+
+
+def test_feed_gives_each_exchanges_findings_as_it_comes(tmp_path):
+    blocks, _, _ = CASES["poll-terminal"]
+    path = write(tmp_path, *blocks)
+    analyzer = Analyzer()
+    analyzer.start_file(str(path))
+    per_exchange = [[f.rule for f in analyzer.feed(exchange)] for exchange in read_capture(path).exchanges]
+    assert per_exchange == [[], [], ["poll-terminal"]]
+    assert analyzer.finish().findings == analyze([path]).findings
+
+
+def test_every_rule_declares_the_calls_it_judges():
+    for rule in RULES.values():
+        assert rule.on is None or rule.on, rule.id
+    assert RULES["poll-terminal"].on == {"GetTask"}
+    assert RULES["card-refetch"].applies_to(None, "card") and not RULES["card-refetch"].applies_to("GetTask", "jsonrpc")
+    assert RULES["auth-missing"].applies_to("GetTask", "rest") and not RULES["auth-missing"].applies_to(None, "card")
+
+
+def test_a_rule_is_called_only_for_its_operations(tmp_path, monkeypatch):
+    called = []
+    rule = RULES["poll-terminal"]
+    monkeypatch.setitem(RULES, "poll-terminal", dataclasses.replace(
+        rule, check=lambda call, session: called.append(call.operation or call.kind) or ()))
+    from a2a_capture.analyze.config import Config
+    analyze([write(tmp_path, fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE}),
+                   rpc(3, "GetTask", {"id": "t-1"}, result=DONE))], Config(select=("poll-terminal",)))
+    assert called == ["GetTask"]
+
+
+def test_a_call_is_frozen_facts(tmp_path):
+    call = decode(read_capture(write(tmp_path, fetch_card(1))).exchanges[0])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        call.kind = "other"
+
+
+def test_the_session_keeps_no_calls(tmp_path):
+    from a2a_capture.a2a.decode import Call
+    path = write(tmp_path, fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE}),
+                 rpc(3, "GetTask", {"id": "t-1"}, result=DONE))
+    analyzer = Analyzer()
+    analyzer.start_file(str(path))
+    for exchange in read_capture(path).exchanges:
+        analyzer.feed(exchange)
+    analyzer.finish()
+
+    def holds_a_call(value, depth=0):
+        if isinstance(value, Call):
+            return True
+        if depth > 4:
+            return False
+        if isinstance(value, dict):
+            return any(holds_a_call(k, depth + 1) or holds_a_call(v, depth + 1) for k, v in value.items())
+        if isinstance(value, (list, tuple, set)):
+            return any(holds_a_call(item, depth + 1) for item in value)
+        if dataclasses.is_dataclass(value):
+            return any(holds_a_call(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
+        return False
+    assert not holds_a_call(analyzer.session)
