@@ -76,6 +76,14 @@ def _recurring(number: int, rng: random.Random) -> Exchange:
 SHAPES = {"new": _exchange, "recurring": _recurring}
 
 
+def _timed(exchange: Exchange, number: int) -> Exchange:
+    """One exchange after another, 50 ms each, as a client makes them (the generators give one time)."""
+    start = 1_795_000_000.0 + number * 0.1
+    exchange.meta.start, exchange.meta.end = (
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1e6):06d}Z" for t in (start, start + 0.05))
+    return exchange
+
+
 def generate(shape: str, path: Path, index_path: Path, size: int, seed: int = 11) -> int:
     """Write a capture of about ``size`` bytes; note where every JSON document sits."""
     rng, make, writer, count = random.Random(seed), SHAPES[shape], CaptureWriter(), 0
@@ -83,7 +91,7 @@ def generate(shape: str, path: Path, index_path: Path, size: int, seed: int = 11
         offset = out.write(writer.preamble(meta=[("format", "a2a-capture/1")]))
         while offset < size:
             count += 1
-            exchange = make(count, rng)
+            exchange = _timed(make(count, rng), count)
             block = writer.block(exchange)
             for document in _documents(exchange):
                 index.write(struct.pack("<QI", offset + block.find(document), len(document)))

@@ -72,3 +72,13 @@ def test_the_session_keeps_no_calls(tmp_path):
             return any(holds_a_call(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
         return False
     assert not holds_a_call(analyzer.session)
+
+
+def test_the_streamed_text_is_the_text_of_the_whole_analysis():
+    from a2a_capture.report import machine
+    from tests.conftest import ROOT
+    from tests.test_cli_show import run
+
+    captures = sorted(str(path) for path in (ROOT / "captures").glob("*.http"))
+    streamed = run("analyze", "--fail-on", "never", *captures).stdout.decode()
+    assert streamed == machine.text(analyze(captures)) + "\n"

@@ -115,3 +115,14 @@ def test_a_jsonrpc_url_is_taken_exactly(tmp_path):
                                  error={"code": -32601, "message": "not found"})]
     finding = next(f for f in analyze([write(tmp_path, *blocks)]).findings)
     assert (finding.rule, finding.wasted) == ("interface-undeclared", True)
+
+
+def test_a_webhook_does_not_make_its_receiver_the_front_of_an_agent(tmp_path):
+    from tests.builders import fetch_card, rpc
+    hook = block(2, "webhook", "#@ server: localhost:9001\n" + http_request(
+        "POST", "/hook", ["Content-Type: application/json", "X-A2A-Notification-Token: t"],
+        {"statusUpdate": {"taskId": "t-1", "status": {"state": "TASK_STATE_WORKING"}}}, host="127.0.0.1:7000"),
+        http_response(200, {}))
+    hook = hook.replace("### 2 · webhook", "### webhook 1 · webhook")
+    blocks = [fetch_card(1), hook, rpc(2, "SendMessage", {"message": message()}, result=DONE["result"])]
+    assert analyze([write(tmp_path, *blocks)]).findings == []

@@ -115,7 +115,8 @@ class Call:
         return self.error is None and (self.status is None or self.status < 400)
 
 
-_FIELDS = [(f.name, f.default, f.default_factory) for f in fields(Call) if f.name not in ("number", "label")]
+_DEFAULTS = {f.name: f.default for f in fields(Call) if f.default is not MISSING}
+_FACTORIES = [(f.name, f.default_factory) for f in fields(Call) if f.default_factory is not MISSING]
 
 
 class _Draft:
@@ -127,9 +128,11 @@ class _Draft:
     ok = Call.ok
 
     def __init__(self, **given: Any) -> None:
-        for name, default, factory in _FIELDS:
-            setattr(self, name, default if factory is MISSING else factory())
-        self.__dict__.update(given)
+        values = self.__dict__
+        values.update(_DEFAULTS)
+        for name, factory in _FACTORIES:
+            values[name] = factory()
+        values.update(given)
 
 
 def decode(exchange: Exchange, file: str = "") -> Call:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, Field
 
@@ -60,14 +60,22 @@ class Analysis(BaseModel):
     summary: Summary
 
 
-def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None) -> Analysis:
-    """Files given together form one session, in the order given."""
-    analyzer = Analyzer(config)
+def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None,
+            on_finding: Callable[[Finding], None] | None = None) -> Analysis:
+    """Files given together form one session, in the order given.
+
+    With ``on_finding``, each finding is handed over as it is found and the analysis returned
+    keeps only the summary: memory stays flat however long the session.
+    """
+    streaming = on_finding is not None
+    analyzer = Analyzer(config, keep_calls=not streaming, keep_findings=not streaming)
     for path in paths:
         file = os.fspath(path)
         analyzer.start_file(file)
         for exchange in exchanges(file):
-            analyzer.feed(exchange)
+            for finding in analyzer.feed(exchange):
+                if on_finding is not None:
+                    on_finding(finding)
         analyzer.end_file()
     return analyzer.finish()
 
@@ -82,12 +90,16 @@ class Analyzer:
     long call can end after a later one started, and is learned only then.
     """
 
-    def __init__(self, config: Config | None = None, keep_calls: bool = True) -> None:
+    def __init__(self, config: Config | None = None, keep_calls: bool = True, keep_findings: bool = True) -> None:
+        """``keep_calls``/``keep_findings`` False: a caller that streams findings out keeps memory flat."""
         self.config = config or Config()
         self.session = Session()
         self.findings: list[Finding] = []
         self.records: list[CallRecord] = []
-        self.keep_calls = keep_calls
+        self.keep_calls, self.keep_findings = keep_calls, keep_findings
+        self._by_rule: Counter[str] = Counter()
+        self._by_severity: Counter[str] = Counter()
+        self._by_outcome: Counter[str] = Counter()
         self.files: list[str] = []
         self._file = ""
         self._active: list[Rule] = []
@@ -148,8 +160,12 @@ class Analyzer:
         self._operations[call.operation or call.kind] += 1
         self._errors += call.error is not None
         self._streams += call.operation in spec.STREAMING_OPERATIONS
-        self.findings += found
+        if self.keep_findings:
+            self.findings += found
         for finding in found:
+            self._by_rule[finding.rule] += 1
+            self._by_severity[finding.severity.value] += 1
+            self._by_outcome[finding.outcome] += 1
             place = (finding.file, finding.exchange)
             if finding.wasted:
                 self._wasted.setdefault(place, finding.cost)
@@ -159,7 +175,6 @@ class Analyzer:
             self.records.append(_record(call, self.session))
 
     def summary(self) -> Summary:
-        findings = self.findings
         costs = [cost for cost in self._wasted.values() if cost is not None]
         return Summary(
             files=list(self.files),
@@ -167,9 +182,9 @@ class Analyzer:
             calls_by_operation=dict(self._operations),
             errors=self._errors,
             streams=self._streams,
-            findings_by_rule=dict(Counter(f.rule for f in findings)),
-            findings_by_severity=dict(Counter(f.severity.value for f in findings)),
-            findings_by_outcome=dict(Counter(f.outcome for f in findings)),
+            findings_by_rule=dict(self._by_rule),
+            findings_by_severity=dict(self._by_severity),
+            findings_by_outcome=dict(self._by_outcome),
             wasted_round_trips=len(self._wasted),
             wasted_seconds=round(sum(costs), 6) if costs else None,
             fragile_round_trips=len(self._fragile - self._wasted.keys()),
@@ -187,7 +202,7 @@ def _name_agents(findings: list[Finding], session: Session) -> None:
 def _record(call: Call, session: Session) -> CallRecord:
     held = session.held_card(call) if call.kind != "card" else None
     version = call.version_header or call.spelled_version
-    return CallRecord(
+    return CallRecord.model_construct(  # built from decoded facts of the right types: no validation
         file=call.file, exchange=call.label, line=call.line, kind=call.kind, agent=call.agent,
         operation=call.operation, binding=call.binding, version=version, task_id=call.task_id,
         status=call.status, error=call.error.name if call.error else None,

@@ -116,7 +116,7 @@ class Rule:
             message = hit.message
             if outcome == "fragile":
                 message += f"; it worked because {hit.lenient or self.lenient}"
-            findings.append(Finding(
+            findings.append(Finding.model_construct(  # fields of the right types, from the rule and the call
                 rule=self.id, severity=self.severity, title=self.title, message=message, spec=self.spec,
                 file=call.file, exchange=call.label, number=call.number, line=call.line,
                 related=[related.label for related in hit.related],

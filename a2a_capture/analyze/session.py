@@ -313,8 +313,8 @@ class Session:
             self.last_a2a_calls[agent] = (record, call.task_id)
 
     def _learn_fronts(self, call: Call) -> None:
-        if call.agent is None:
-            return
+        if call.agent is None or call.kind == "webhook":
+            return  # a webhook goes the other way: its server is the client's receiver
         if call.upstream is not None:
             self.fronts.setdefault(call.upstream, call.agent)
         for note in call.notes:

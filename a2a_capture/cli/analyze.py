@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import click
@@ -36,6 +37,8 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, sessi
     from a2a_capture.report import machine
 
     configuration = settings.load().merged(select, ignore)
+    if output_format == "text" and _one_local_session(sessions, files):
+        sys.exit(_stream_text(files, configuration, fail_on, output))
     analysis = analyze_many(files, configuration, **sessions)
     rendered = {
         "text": lambda: machine.text(analysis),
@@ -53,3 +56,29 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, sessi
         click.echo(rendered)
     failing = [f for f in analysis.findings if machine.at_or_above(f, fail_on)]
     sys.exit(1 if failing else 0)
+
+
+def _one_local_session(sessions: dict, files) -> bool:
+    from a2a_capture.batch.sessions import is_url
+
+    return sessions["grouping"] == "all" and sessions["engine"] == "local" and not any(map(is_url, files))
+
+
+def _stream_text(files, configuration, fail_on: str, output: str | None) -> int:
+    """Text findings written as they are found: memory stays flat on a long session."""
+    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.batch.sessions import group
+    from a2a_capture.report import machine
+
+    failing = False
+    with open(output, "w", encoding="utf-8") if output else contextlib.nullcontext(sys.stdout) as stream:
+        def write(finding) -> None:
+            nonlocal failing
+            stream.write(machine.line(finding) + "\n")
+            failing = failing or machine.at_or_above(finding, fail_on)
+
+        analysis = analyze(group(files)[0], configuration, on_finding=write)
+        if sum(analysis.summary.findings_by_rule.values()):
+            stream.write("\n")
+        stream.write("\n".join(machine.summary_lines(analysis)) + "\n")
+    return 1 if failing else 0

@@ -45,11 +45,12 @@ def summary_lines(analysis: Analysis) -> list[str]:
     lines = [f"{len(s.files)} file{'s' if len(s.files) != 1 else ''}, {s.exchanges} exchanges"
              + (f": {operations}" if operations else ""),
              f"agent errors: {s.errors}; streams: {s.streams}"]
-    if analysis.findings:
+    total = sum(s.findings_by_rule.values())  # from the summary: a streamed analysis keeps no findings
+    if total:
         by_severity = ", ".join(f"{s.findings_by_severity[level]} {level}" for level in ("error", "warning", "info")
                                 if level in s.findings_by_severity)
         by_rule = ", ".join(f"{rule} {count}" for rule, count in sorted(s.findings_by_rule.items()))
-        lines.append(f"findings: {len(analysis.findings)} ({by_severity}): {by_rule}")
+        lines.append(f"findings: {total} ({by_severity}): {by_rule}")
     else:
         lines.append("findings: none")
     cost = f", costing {s.wasted_seconds:.3f} s" if s.wasted_seconds is not None else ""
