@@ -7,6 +7,8 @@ import click
 from a2a_capture.cli.base import main
 from a2a_capture.cli.sessions import session_options
 
+_SUFFIXES = {"html": "html", "htm": "html", "md": "md", "markdown": "md"}
+
 
 @main.command("report")
 @click.argument("files", nargs=-1, required=True, type=click.Path())
@@ -14,19 +16,31 @@ from a2a_capture.cli.sessions import session_options
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="report.html or report.md; the suffix chooses the format unless --format says.")
 @click.option("--format", "output_format", type=click.Choice(["html", "md"]), help="html or md.")
+@click.option("--summary", is_flag=True,
+              help="Markdown: only the verdict and the findings by rule, under 64 KB, for a pull-request "
+                   "comment or a CI step summary.")
+@click.option("--listings", is_flag=True,
+              help="Markdown: each exchange as a documentation listing block (title, source, lang, note, body).")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, exists=True),
+              help="A baseline from `check --update-baseline`: mark the findings it has not accepted, first.")
+@click.option("--only-flagged", is_flag=True, help="List only the exchanges with findings.")
+@click.option("--show-secrets", is_flag=True,
+              help="Show credentials as the capture holds them (by default masked as the recorder masks them).")
 @click.option("--templates", type=click.Path(file_okay=False, exists=True),
               help="A folder of your own templates (report.html.j2, report.md.j2, report.css) to use first.")
 @click.option("--whole", is_flag=True, help="Show every exchange whole instead of cut to what matters.")
 @click.option("--title", help="The report's title (default: the file names).")
-def report_command(files, output, output_format, templates, whole, title, sessions):
+def report_command(files, output, output_format, summary, listings, baseline_path, only_flagged, show_secrets,
+                   templates, whole, title, sessions):
     """Write an annotated walkthrough of capture FILES (one session, in the order given;
     with --each-file or --each-folder, independent sessions analyzed in parallel).
 
-    Every exchange under its number and title, cut to the lines that matter with `…` for
-    each cut, the analyzer's findings written onto the exchanges they concern, a summary,
-    the agents from their cards, a sequence diagram and a timeline of each task's states.
+    The verdict first (what went wrong and what it cost), then the findings by rule, the
+    agents from their cards, a sequence diagram, a timeline of each task's states, and every
+    exchange under its number and title, cut to the lines that matter with `…` for each cut.
     HTML is one self-contained file (no scripts, fonts or images from outside); each
-    exchange has an anchor, such as report.html#ex-6.
+    exchange has an anchor, such as report.html#ex-6. Credentials are masked unless
+    --show-secrets says otherwise.
     """
     from a2a_capture.analyze import config as settings
     from a2a_capture.batch.analysis import analyze_sessions
@@ -35,16 +49,28 @@ def report_command(files, output, output_format, templates, whole, title, sessio
 
     if output_format is None:
         suffix = output.rsplit(".", 1)[-1].lower() if "." in output else ""
-        output_format = {"html": "html", "htm": "html", "md": "md", "markdown": "md"}.get(suffix)
+        output_format = _SUFFIXES.get(suffix)
         if output_format is None:
             raise click.UsageError("say --format html or md, or name the output report.html or report.md")
+    if summary and listings:
+        raise click.UsageError("--summary and --listings write different files; choose one")
+    if (summary or listings) and output_format != "md":
+        raise click.UsageError(f"--{'summary' if summary else 'listings'} writes Markdown: name the output *.md")
+    accepted = None
+    if baseline_path:
+        from a2a_capture.replay import baseline
+
+        accepted = baseline.load(baseline_path)
     grouped = group(files, sessions.pop("grouping"))
     files = [file for session in grouped for file in session]
     if any(map(is_url, files)):
         raise click.UsageError("report reads local files; export reads URLs")
+    walkthrough.refuse_repeats(files)
     analysis = analyze_sessions(grouped, settings.load(), **sessions)
-    model = walkthrough.build(files, analysis, whole=whole, title=title)
-    text = render.render(model, output_format, templates)
+    model = walkthrough.build(files, analysis, whole=whole, title=title, accepted=accepted,
+                              only_flagged=only_flagged, show_secrets=show_secrets)
+    kind = "summary" if summary else "listings" if listings else output_format
+    text = render.render(model, kind, templates)
     with open(output, "w", encoding="utf-8") as stream:
         stream.write(text)
     click.echo(f"wrote {output}: {len(model.exchanges)} exchanges, {len(model.findings)} findings", err=True)

@@ -28,8 +28,11 @@ FOCUS = {
     "nextPageToken": "the page token", "mediaType": "the media type", "url": "the URLs",
     "protocolBinding": "the interfaces", "protocolVersion": "the interfaces", "streaming": "the capabilities",
     "pushNotifications": "the capabilities", "extendedAgentCard": "the capabilities", "name": "the name",
-    "token": "the push config", "status": "the status",
+    "token": "the push config", "status": "the status", "id": "the ids", "timestamp": "the status timestamp",
+    "message": "the error message", "@type": "the error details", "fieldViolations": "the error details",
 }
+#: keys kept only where they hold a string: a task's `id` (not an envelope's number), an error's `message`
+STRING_ONLY = {"id", "message"}
 #: the JSON members a finding points at, kept in the listing of the exchange it concerns
 RULE_FOCUS = {
     "tenant-not-echoed": {"tenant"},
@@ -43,7 +46,7 @@ RULE_FOCUS = {
 }
 
 #: top-level keys kept as well: ids and error messages
-TOP_LEVEL = {"id": "the id", "message": "the message", "error": "the error"}
+TOP_LEVEL = {"id": "the ids", "message": "the error message", "error": "the error"}
 
 _KEY = re.compile(r'^(\s*)"([^"]+)"\s*:')
 _PAIR = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)')
@@ -56,14 +59,26 @@ class Listing:
     lines: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # what the note names
     cut: bool = False
+    frames: int = 0  # frames of the stream listed so far, counted from 1
+    cut_frames: list[int] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)  # labels of the blocks whose frames are listed here
+    later: list[tuple[int, int, str]] = field(default_factory=list)  # (first, last frame, block label)
+    elsewhere: int | None = None  # the exchange whose stream this block's trailing frames continue
+    long_values: list[tuple[str, int, int]] = field(default_factory=list)  # (key, kept, length)
 
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
 
 
-def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | None = None) -> tuple[Listing, str]:
-    """The excerpt of an exchange and the note that goes with it."""
+def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | None = None,
+            late: list[Exchange] | None = None) -> tuple[Listing, str]:
+    """The excerpt of an exchange and the note that goes with it.
+
+    ``late`` are the later blocks that show more frames of this exchange's stream (the kit
+    writes them after the exchange that happened meanwhile): they are listed here, where
+    the stream belongs, with their notes, and left out of the block that carries them.
+    """
     out = Listing()
     out.lines.append(_header_line(exchange))
     for note in exchange.notes:
@@ -74,11 +89,18 @@ def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | N
     if exchange.response is not None:
         out.lines.append("")
         _message(out, exchange.response, _status_line(exchange.response), whole, extra_keys)
-    if exchange.late_body:
-        out.lines.append("")
-        _stream(out, exchange.late_body.decode("utf-8", "replace"), whole, extra_keys)
     for note in exchange.trailing_notes:
         out.lines += ["", f"# {note}"]
+    for block in late or []:
+        if not block.late_body:
+            continue
+        out.lines += ["", CUT]
+        out.moved.append(block.label)
+        first = out.frames + 1
+        _stream(out, block.late_body, block.late_events, whole, extra_keys)
+        out.later.append((first, out.frames, block.label))
+    if exchange.late_body and exchange.late_stream is not None and exchange not in (late or []):
+        out.elsewhere = exchange.late_stream
     return out, _note(exchange, out)
 
 
@@ -115,7 +137,7 @@ def _message(out: Listing, message: Message, start: str, whole: bool, extra: set
         out.lines.append(f"# (body decoded from {message.header('content-encoding')} for this listing)")
     text = content.decode("utf-8", "replace")
     if isinstance(message, Response) and message.is_event_stream:
-        _stream(out, text, whole, extra)
+        _stream(out, content, message.events, whole, extra)
     elif whole:
         out.lines += text.splitlines()
     else:
@@ -152,10 +174,26 @@ def _lines_to_keep(lines: list[str], extra: set[str] | None) -> set[int]:
         if not match:
             continue
         depth, key = len(match.group(1)), match.group(2)
+        after = line[match.end():].lstrip()
+        if key == "error" and after.startswith("{"):
+            end = _block_end(lines, index, depth)
+            if end - index <= 30:  # the error whole: code, message and details are the evidence
+                keep.update(range(index, end + 1))
+        if key in STRING_ONLY and not after.startswith('"'):
+            continue
         if key in wanted or (depth <= 2 and key in TOP_LEVEL):
             keep.add(index)
             _add_ancestors(lines, index, depth, keep)
     return keep
+
+
+def _block_end(lines: list[str], index: int, depth: int) -> int:
+    """The line that closes the object opened on line ``index`` (indented ``depth``)."""
+    for end in range(index + 1, len(lines)):
+        line = lines[end]
+        if line.strip() and len(line) - len(line.lstrip()) <= depth:
+            return end
+    return len(lines) - 1
 
 
 def _add_ancestors(lines: list[str], index: int, depth: int, keep: set[int]) -> None:
@@ -169,28 +207,92 @@ def _add_ancestors(lines: list[str], index: int, depth: int, keep: set[int]) -> 
                 return
 
 
-def _stream(out: Listing, text: str, whole: bool, extra: set[str] | None) -> None:
-    frames = [line for line in text.splitlines() if line.strip()]
-    if whole or len(frames) <= 6:
-        shown = frames
-    else:
-        shown = [*frames[:3], CUT, *frames[-2:]]
-        out.cut = True
-    for line in shown:
-        if line == CUT:
-            out.lines.append(CUT)
-        else:
-            out.lines.append(line if whole else _cut_line(out, line, extra))
-            out.lines.append("")
+def _stream(out: Listing, body: bytes, events, whole: bool, extra: set[str] | None) -> None:
+    """The frames of a stream, each with the notes written before it; long streams keep both ends."""
+    first = out.frames
+    count = len(events)
+    keep = set(range(count)) if whole or count <= 6 else {0, 1, 2, count - 2, count - 1}
+    cut_open = False
+    for index, event in enumerate(events):
+        number = first + index + 1
+        if index not in keep:
+            out.cut_frames.append(number)
+            if not cut_open:
+                out.lines += [CUT, ""]
+                out.cut = cut_open = True
+            continue
+        cut_open = False
+        for note in event.notes:
+            out.lines.append(f"# {note}")
+        raw = body[event.start:event.end].decode("utf-8", "replace")
+        for line in raw.splitlines():
+            if line.strip():
+                out.lines.append(line if whole else _cut_line(out, line, extra))
+        out.lines.append("")
+    out.frames = first + count
     while out.lines and out.lines[-1] == "":
         out.lines.pop()
 
 
 #: what a one-line JSON body or SSE frame is cut to: the first occurrence of each of these
-INLINE_FOCUS = ("method", "messageId", "taskId", "state", "code", "reason", "text", "name", "nextPageToken",
-                "url", "mediaType", "returnImmediately")
+INLINE_FOCUS = ("id", "method", "messageId", "taskId", "state", "timestamp", "code", "message", "reason",
+                "@type", "field", "description", "text", "name", "nextPageToken", "url", "mediaType",
+                "returnImmediately")
 _CLOSING = re.compile(r"[\]}]+$")
 _OPENING = re.compile(r"(?:data: ?)?[{\[]*")
+#: a scalar member, or a bracket: enough to know how deep each member sits. The string
+#: expressions are unrolled (no alternation under `*`) so a multi-megabyte string costs no
+#: backtracking stack.
+_TOKEN = re.compile(r'"([A-Za-z_@][A-Za-z0-9_@]*)"\s*:\s*("[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?|true|false|null)'
+                    r'|"[^"\\]*(?:\\.[^"\\]*)*"|([{}\[\]])')
+_PIECE = 70  # characters of a member kept before its value is cut
+
+
+_ERROR = re.compile(r'"error"\s*:\s*\{')
+_ERROR_WHOLE = 600  # an error object up to this long is kept whole: its message and details are the evidence
+
+
+def _focus_pairs(line: str, wanted: set[str]):
+    """(position, key, text, value) of the focus members of a one-line JSON text, in order.
+
+    An error object is one piece, kept whole when it is short, since its message and
+    details say what went wrong.
+    """
+    error = _ERROR.search(line)
+    error_span = None
+    if error:
+        end = _closing_of(line, error.end() - 1)
+        if end - error.start() <= _ERROR_WHOLE:
+            error_span = (error.start(), end)
+            yield error.start(), "error", line[error.start():end], ""
+    depth, seen = 0, set()
+    for match in _TOKEN.finditer(line):
+        bracket = match.group(3)
+        if bracket:
+            depth += 1 if bracket in "{[" else -1
+            continue
+        key = match.group(1)
+        if key is None or key not in wanted or key in seen:
+            continue
+        if error_span and error_span[0] <= match.start() < error_span[1]:
+            continue
+        value = match.group(2)
+        if key == "id" and (not value.startswith('"') or (depth <= 1 and '"jsonrpc"' in line)):
+            continue  # the JSON-RPC envelope's id, not the task's
+        seen.add(key)
+        yield match.start(), key, match.group(0), value
+
+
+def _closing_of(line: str, start: int) -> int:
+    """The index just after the bracket that closes the one at ``start``."""
+    depth = 0
+    for match in _TOKEN.finditer(line, start):
+        bracket = match.group(3)
+        if bracket:
+            depth += 1 if bracket in "{[" else -1
+            if depth == 0:
+                return match.end()
+    return len(line)
 
 
 def _cut_line(out: Listing, line: str, extra: set[str] | None) -> str:
@@ -199,17 +301,16 @@ def _cut_line(out: Listing, line: str, extra: set[str] | None) -> str:
         _note_keys(out, line)
         return line
     wanted = set(INLINE_FOCUS) | (extra or set())
-    pieces, seen = [], set()
-    for match in _PAIR.finditer(line):
-        key = match.group(1)
-        if key in wanted and key not in seen:
-            seen.add(key)
-            pieces.append(match.group(0)[:70])
+    pieces = []
+    for _, key, text, value in sorted(_focus_pairs(line, wanted)):
+        if key != "error" and len(text) > _PIECE and value.startswith('"'):
+            out.long_values.append((key, _PIECE - (len(text) - len(value)) - 1, len(value) - 2))
+        pieces.append(text if key == "error" else text[:_PIECE])
     out.cut = True
     if not pieces:
         return line[:80] + CUT
     opening = _OPENING.match(line).group(0) or line[:1]
-    closing = _CLOSING.search(line)
+    closing = _CLOSING.search(line[-200:])
     result = opening + CUT + CUT.join(pieces) + CUT + (closing.group(0) if closing else "")
     _note_keys(out, result)
     return result
@@ -221,7 +322,7 @@ def _note_keys(out: Listing, line: str) -> None:
         if name and name not in out.kept:
             out.kept.append(name)
     match = _KEY.match(line)
-    if match:
+    if match and not (match.group(2) in STRING_ONLY and not line[match.end():].lstrip().startswith('"')):
         name = FOCUS.get(match.group(2))
         if name and name not in out.kept:
             out.kept.append(name)
@@ -232,15 +333,45 @@ def _indent(line: str) -> str:
 
 
 def _note(exchange: Exchange, out: Listing) -> str:
+    """Locator, then what is kept, then which frames are cut or sit elsewhere, as the manual writes."""
     where = f"Exchange {exchange.label}"
     if not out.cut:
-        return f"{where}, complete."
-    kept = [k for k in out.kept if k not in ("the text",)] or ["the request and status lines"]
-    if len(kept) > 1:
-        listed = ", ".join(kept[:-1]) + f", and {kept[-1]}"
+        sentences = [f"{where}, complete."]
     else:
-        listed = kept[0]
-    return f"{where}, cut to {listed}."
+        kept = [k for k in out.kept if k not in ("the text",)] or ["the request and status lines"]
+        sentences = [f"{where}, cut to {series(kept)}."]
+    if out.cut_frames:
+        sentences.append(f"{_frames(out.cut_frames)} cut.")
+    for first, last, label in out.later:
+        span = f"Frame {first} comes" if first == last else f"Frames {first} to {last} come"
+        sentences.append(f"{span} after exchange {label} in the file, where the stream went on.")
+    for key, kept, length in out.long_values[:2]:
+        sentences.append(f"The {key} value is cut after {kept} of its {length} characters.")
+    if out.elsewhere is not None:
+        sentences.append(f"The frames after it belong to the stream of exchange {out.elsewhere} "
+                         "and are listed there.")
+    return " ".join(sentences)
+
+
+def series(items: list[str]) -> str:
+    """"A", "A and B", "A, B, and C"."""
+    if len(items) <= 2:
+        return " and ".join(items)
+    return ", ".join(items[:-1]) + f", and {items[-1]}"
+
+
+def _frames(numbers: list[int]) -> str:
+    """"Frame 4 is", "Frames 4 to 7 are", "Frames 4, 5, and 9 are"."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    if len(runs) == 1 and len(runs[0]) == 1:
+        return f"Frame {numbers[0]} is"
+    parts = [f"{run[0]} to {run[-1]}" if len(run) > 2 else " and ".join(map(str, run)) for run in runs]
+    return f"Frames {series(parts)} are"
 
 
 def verbatim_pieces(line: str) -> list[str]:

@@ -10,7 +10,10 @@ from a2a_capture.errors import A2ACaptureError
 from a2a_capture.report.walkthrough import ReportModel
 from a2a_capture.resources import templates_dir
 
-FORMATS = {"html": "report.html.j2", "md": "report.md.j2"}
+FORMATS = {"html": "report.html.j2", "md": "report.md.j2", "summary": "report.summary.md.j2",
+           "listings": "report.listings.md.j2"}
+#: what a pull-request comment or a CI step summary takes
+SUMMARY_LIMIT = 64 * 1024
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 
 
@@ -21,6 +24,20 @@ class TemplateError(A2ACaptureError):
 def _md(text: object) -> str:
     """Text from a capture, made inert in Markdown: no markup, no HTML, no table breaks."""
     return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def _code(text: object) -> str:
+    """A Markdown code span that holds any text: delimited by more backticks than it contains."""
+    value = " ".join(str(text).split("\n"))
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or not value.strip() else ""
+    return f"{ticks}{pad}{value}{pad}{ticks}"
+
+
+def _quote(text: object) -> str:
+    """Text for a Markdown block quote: escaped, and every line of it still inside the quote."""
+    return "\n> ".join(_MD_SPECIAL.sub(r"\\\1", line) for line in str(text).splitlines() or [""])
 
 
 def _fence(text: str) -> str:
@@ -40,14 +57,28 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
     )
     env.filters["md"] = _md
     env.filters["fence"] = _fence
+    env.filters["code"] = _code
+    env.filters["quote"] = _quote
     return env
 
 
 def render(model: ReportModel, output_format: str, user_dir: str | None = None) -> str:
     try:
         template = environment(user_dir).get_template(FORMATS[output_format])
-        return template.render(model=model)
+        text = template.render(model=model)
     except jinja2.TemplateNotFound as error:
         raise TemplateError(f"template {error.name} not found in {user_dir or templates_dir()}") from None
     except jinja2.TemplateError as error:
         raise TemplateError(f"template error: {error}") from None
+    if output_format == "summary" and len(text.encode()) > SUMMARY_LIMIT:
+        text = _trim_summary(text)
+    return text
+
+
+def _trim_summary(text: str) -> str:
+    """Cut a summary at a line boundary so it fits where summaries go, and say so."""
+    tail = "\n\n… the summary is cut here to stay under 64 KB; the full report has the rest.\n"
+    budget = SUMMARY_LIMIT - len(tail.encode()) - 16
+    kept = text.encode()[:budget].decode("utf-8", "ignore")
+    return kept[: kept.rfind("\n")] + tail
+

@@ -1,23 +1,37 @@
-"""The session's pictures, drawn as SVG text by the tool itself: no library, no script.
+"""The session's pictures, drawn as text by the tool itself: no library, no script.
 
 A sequence diagram (the client and each agent as lifelines, one arrow per exchange, wasted
-ones marked, SSE frames as a bundle) and a timeline of each task's states. Every label comes
-from a capture, so every label is escaped.
+ones marked, SSE frames as a bundle) and a timeline of each task's states, as SVG for HTML
+and as Mermaid and plain text for Markdown. Every label comes from a capture, so every
+label is escaped.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-MAX_ARROWS = 400
+MAX_ARROWS = 120
 MAX_TASKS = 40
+MAX_MERMAID = 150
 
 STATE_COLOURS = {
-    "TASK_STATE_SUBMITTED": "#8c8c8c", "TASK_STATE_WORKING": "#2f7bd6", "TASK_STATE_INPUT_REQUIRED": "#d68a00",
-    "TASK_STATE_AUTH_REQUIRED": "#b35cd6", "TASK_STATE_COMPLETED": "#2e9e4f", "TASK_STATE_FAILED": "#d23c3c",
-    "TASK_STATE_CANCELED": "#6b6b6b", "TASK_STATE_REJECTED": "#a33030", "TASK_STATE_UNSPECIFIED": "#bbbbbb",
+    "TASK_STATE_SUBMITTED": "#6e6e6e", "TASK_STATE_WORKING": "#1f66c2", "TASK_STATE_INPUT_REQUIRED": "#9a5b00",
+    "TASK_STATE_AUTH_REQUIRED": "#8a3fb0", "TASK_STATE_COMPLETED": "#23803e", "TASK_STATE_FAILED": "#c02828",
+    "TASK_STATE_CANCELED": "#4d4d4d", "TASK_STATE_REJECTED": "#8c2222", "TASK_STATE_UNSPECIFIED": "#777777",
 }
+#: one letter per state, drawn in its bar, so states differ by more than colour
+STATE_LETTERS = {
+    "TASK_STATE_SUBMITTED": "S", "TASK_STATE_WORKING": "W", "TASK_STATE_INPUT_REQUIRED": "I",
+    "TASK_STATE_AUTH_REQUIRED": "A", "TASK_STATE_COMPLETED": "C", "TASK_STATE_FAILED": "F",
+    "TASK_STATE_CANCELED": "X", "TASK_STATE_REJECTED": "R", "TASK_STATE_UNSPECIFIED": "?",
+}
+#: an estimate of the widest average character at the diagrams' 12 px sans-serif
+CHAR_PX = 7.2
+SEQUENCE_WIDTH = 1000
+TIMELINE_WIDTH = 1000
 
 
 @dataclass
@@ -29,43 +43,90 @@ class Arrow:
     wasted: bool
     events: int
     webhook: bool
+    name: str = ""  # what a reader calls the exchange: "Exchange 6", "09-mistakes #6"
+    time: float | None = None  # when the request started, where recorded
+    message_reply: bool = False  # the agent answered with a Message, not a Task
+    file: str = ""  # the capture's name, when a session has several
 
 
-def sequence(lifelines: list[str], arrows: list[Arrow]) -> str:
-    shown = arrows[:MAX_ARROWS]
+@dataclass
+class Mark:
+    """A task state as one exchange showed it."""
+
+    order: int  # the exchange's position in the session
+    at: float | None  # seconds since the epoch, where recorded
+    state: str
+    anchor: str
+    where: str = ""  # the exchange as a reader names it
+
+
+def state_name(state: str) -> str:
+    return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
+
+
+def fit(text: str, width: float) -> str:
+    """Text cut in the middle to fit ``width`` pixels, so both the operation and the path stay."""
+    room = max(int(width / CHAR_PX), 4)
+    if len(text) <= room:
+        return text
+    head = (room - 1) * 3 // 5
+    tail = room - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
+
+
+# -- sequence ------------------------------------------------------------------------------------
+
+
+def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False) -> str:
+    ordered = sorted(arrows, key=lambda a: a.time) if timed and all(a.time is not None for a in arrows) \
+        else list(arrows)
+    shown = ordered[:MAX_ARROWS]
     columns = ["client", *lifelines]
-    width = max(480, 180 * len(columns))
-    step = 46
-    top = 48
-    height = top + step * len(shown) + 40
-    x = {name: 90 + index * (width - 180) / max(len(columns) - 1, 1) for index, name in enumerate(columns)}
+    width = max(SEQUENCE_WIDTH, 200 * len(columns))
+    step, top = 46, 48
+    files_change = [index for index, arrow in enumerate(shown) if arrow.file
+                    and (index == 0 or shown[index - 1].file != arrow.file)]
+    height = top + step * len(shown) + 24 * len(files_change) + 40
+    margin = 80
+    x = {name: margin + index * (width - 2 * margin) / max(len(columns) - 1, 1) for index, name in enumerate(columns)}
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="sequence" viewBox="0 0 {width:.0f} {height}" '
-             f'width="{width:.0f}" height="{height}" role="img" aria-label="Sequence diagram of the session">',
+             f'width="{width:.0f}" height="{height}" role="group" '
+             'aria-label="Sequence diagram: one link per exchange">',
              '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" '
              'markerUnits="userSpaceOnUse" orient="auto-start-reverse">'
              '<path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker></defs>']
+    column_room = (width - 2 * margin) / max(len(columns) - 1, 1)
     for name in columns:
         parts.append(f'<text x="{x[name]:.0f}" y="20" class="lifeline-name" text-anchor="middle">'
-                     f'{escape(_short(name, 28))}</text>')
+                     f'<title>{escape(name)}</title>{escape(fit(name, min(column_room, 2 * margin) - 8))}</text>')
         parts.append(f'<line x1="{x[name]:.0f}" y1="28" x2="{x[name]:.0f}" y2="{height - 10}" class="lifeline"/>')
-    for row, arrow in enumerate(shown):
-        y = top + row * step
+    y = top
+    for index, arrow in enumerate(shown):
+        if index in files_change:
+            parts.append(f'<text x="8" y="{y - 8}" class="file-name">{escape(arrow.file)}</text>')
+            y += 24
         agent = x.get(arrow.lifeline, x[columns[-1]])
         start, end = (agent, x["client"]) if arrow.webhook else (x["client"], agent)
+        span = abs(end - start) - 12
         kind = "arrow wasted" if arrow.wasted else "arrow"
-        parts.append(f'<a href="#{escape(arrow.anchor)}"><g class="{kind}">'
+        mark = " ✕" if arrow.wasted else ""
+        label = fit(arrow.label, span - (16 if mark else 0)) + mark
+        parts.append(f'<a href="#{escape(arrow.anchor)}" aria-label="{escape(arrow.name)}: '
+                     f'{escape(arrow.label, {chr(34): "&quot;"})}"><g class="{kind}">'
                      f'<title>{escape(arrow.label)}</title>'
                      f'<line x1="{start:.0f}" y1="{y}" x2="{end:.0f}" y2="{y}" marker-end="url(#head)"/>'
-                     f'<text x="{(start + end) / 2:.0f}" y="{y - 4}" text-anchor="middle">'
-                     f'{escape(_short(arrow.label, 44))}{" ✕" if arrow.wasted else ""}</text>')
+                     f'<text x="{(start + end) / 2:.0f}" y="{y - 5}" text-anchor="middle" class="label">'
+                     f'{escape(label)}</text>')
         if arrow.answer and not arrow.webhook:
             back = "bundle" if arrow.events > 1 else "answer"
-            label = f"{arrow.answer} ({arrow.events} events)" if arrow.events > 1 else arrow.answer
+            answer = f"message, {arrow.answer}" if arrow.message_reply else arrow.answer
+            text = f"{answer} ({arrow.events} events)" if arrow.events > 1 else answer
             parts.append(f'<line x1="{end:.0f}" y1="{y + 10}" x2="{start:.0f}" y2="{y + 10}" class="{back}" '
                          f'marker-end="url(#head)"/>'
-                         f'<text x="{(start + end) / 2:.0f}" y="{y + 23}" text-anchor="middle" class="answer-text">'
-                         f'{escape(_short(label, 44))}</text>')
+                         f'<text x="{(start + end) / 2:.0f}" y="{y + 24}" text-anchor="middle" class="answer-text">'
+                         f'{escape(fit(text, span))}</text>')
         parts.append("</g></a>")
+        y += step
     if len(arrows) > MAX_ARROWS:
         parts.append(f'<text x="10" y="{height - 12}" class="more">… {len(arrows) - MAX_ARROWS} more exchanges '
                      'are in the walkthrough</text>')
@@ -73,36 +134,146 @@ def sequence(lifelines: list[str], arrows: list[Arrow]) -> str:
     return "".join(parts)
 
 
-def timeline(tasks: dict[str, list[tuple[int, str, str]]], total: int) -> str:
-    """One row per task: its states at the position of the exchange that showed them."""
+# -- timeline ------------------------------------------------------------------------------------
+
+
+def _positions(marks: list[Mark], timed: bool, origin: float) -> list[float]:
+    """Where each mark sits on the axis: seconds since ``origin``, or exchange order.
+
+    Several states shown by one exchange share its slot in order, so none hides another.
+    """
+    if timed:
+        result, last = [], 0.0
+        for mark in marks:
+            value = mark.at - origin if mark.at is not None else last
+            result.append(max(value, last))
+            last = result[-1]
+        return result
+    slots: dict[int, list[int]] = {}
+    for index, mark in enumerate(marks):
+        slots.setdefault(mark.order, []).append(index)
+    result = [0.0] * len(marks)
+    for order, members in slots.items():
+        for k, index in enumerate(members):
+            result[index] = order + k / len(members)
+    return result
+
+
+def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool, total: int) -> str:
+    """One row per task: each state a bar from when it was seen until the next one."""
     rows = list(tasks.items())[:MAX_TASKS]
     if not rows:
         return ""
-    width, left, row_height = 760, 150, 26
-    height = 30 + row_height * len(rows) + 30
-    scale = (width - left - 20) / max(total, 1)
+    width, left, right, row_height, min_bar = TIMELINE_WIDTH, 210, 20, 28, 12
+    origin = min((m.at for _, marks in rows for m in marks if m.at is not None), default=0.0)
+    positions = {task: _positions(marks, timed, origin) for task, marks in rows}
+    end = max(max(p) for p in positions.values())
+    span = (end * 1.05 if timed else total) or 1.0
+    scale = (width - left - right) / span
+    top = 46
+    height = top + row_height * len(rows) + 74
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 {width} {height}" '
-             f'width="{width}" height="{height}" role="img" aria-label="Task states over the session">']
-    for index, (task, seen) in enumerate(rows):
-        y = 30 + index * row_height
-        parts.append(f'<text x="8" y="{y + 13}" class="task-id"><title>{escape(task)}</title>'
-                     f'{escape(_short(task, 18))}</text>')
-        for position, (where, state, anchor) in enumerate(seen):
-            x0 = left + where * scale
-            x1 = left + (seen[position + 1][0] if position + 1 < len(seen) else where + 1) * scale
-            colour = STATE_COLOURS.get(state, "#999999")
-            name = state.removeprefix("TASK_STATE_").lower().replace("_", "-")
-            parts.append(f'<a href="#{escape(anchor)}"><rect x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 4):.1f}" '
-                         f'height="16" fill="{colour}"><title>{escape(name)}</title></rect></a>')
-    legend_y = height - 10
+             f'width="{width}" height="{height}" role="group" aria-label="Task states over the session">']
+    parts += _axis(left, width - right, top - 8, top + row_height * len(rows), span, scale, timed)
+    for index, (task, marks) in enumerate(rows):
+        y = top + index * row_height
+        owner = owners.get(task, "")
+        parts.append(f'<text x="8" y="{y + 14}" class="task-id"><title>{escape(task)} at {escape(owner)}</title>'
+                     f'{escape(task[:8])}<tspan class="agent"> {escape(fit(owner, left - 90))}</tspan></text>')
+        xs = [left + p * scale for p in positions[task]]
+        for k in range(1, len(xs)):  # bars never overlap: each is at least min_bar wide
+            xs[k] = max(xs[k], xs[k - 1] + min_bar)
+        for k, mark in enumerate(marks):
+            x0 = xs[k]
+            x1 = xs[k + 1] if k + 1 < len(xs) else max(x0 + min_bar, left + (positions[task][k] + (
+                0 if timed else 1)) * scale)
+            x1 = min(x1, max(x0 + min_bar, width - right)) if k + 1 == len(xs) else x1
+            name = state_name(mark.state)
+            colour = STATE_COLOURS.get(mark.state, "#777777")
+            inner = name if (x1 - x0) >= CHAR_PX * len(name) + 6 else STATE_LETTERS.get(mark.state, "?")
+            parts.append(f'<a href="#{escape(mark.anchor)}" aria-label="{escape(task[:8])} {escape(name)}">'
+                         f'<rect x="{x0:.1f}" y="{y}" width="{x1 - x0:.1f}" height="18" fill="{colour}">'
+                         f'<title>{escape(name)}</title></rect>'
+                         f'<text x="{x0 + 3:.1f}" y="{y + 13}" class="state">{escape(inner) if x1 - x0 >= 10 else ""}'
+                         '</text></a>')
+    legend_y = height - 12
     for index, (state, colour) in enumerate(list(STATE_COLOURS.items())[:8]):
-        x0 = 8 + index * 94
-        name = state.removeprefix("TASK_STATE_").lower().replace("_", "-")
-        parts.append(f'<rect x="{x0}" y="{legend_y - 9}" width="10" height="10" fill="{colour}"/>'
-                     f'<text x="{x0 + 14}" y="{legend_y}" class="legend">{escape(name)}</text>')
+        x0 = 8 + index * 118
+        name = state_name(state)
+        parts.append(f'<rect x="{x0}" y="{legend_y - 10}" width="14" height="14" fill="{colour}"/>'
+                     f'<text x="{x0 + 3}" y="{legend_y + 1}" class="state">{STATE_LETTERS[state]}</text>'
+                     f'<text x="{x0 + 18}" y="{legend_y}" class="legend">{escape(name)}</text>')
+    if len(tasks) > MAX_TASKS:
+        parts.append(f'<text x="8" y="{legend_y - 24}" class="more">… {len(tasks) - MAX_TASKS} more tasks</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _axis(x0: float, x1: float, y: float, bottom: float, span: float, scale: float, timed: bool) -> list[str]:
+    parts = [f'<line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" class="axis"/>']
+    step = _nice_step(span / 6) if timed else max(1, round(_nice_step(span / 6)))
+    tick = 0.0
+    while tick <= span + 1e-9:
+        x = x0 + tick * scale
+        label = f"{tick:g} s" if timed else f"#{int(tick) + 1}"
+        parts.append(f'<line x1="{x:.1f}" y1="{y - 4}" x2="{x:.1f}" y2="{bottom}" class="tick"/>'
+                     f'<text x="{x:.1f}" y="{y - 8}" text-anchor="middle" class="legend">{label}</text>')
+        tick += step
+    caption = ("seconds since the first request, from the recorded times" if timed
+               else "exchange order (the capture has no timestamps)")
+    parts.append(f'<text x="{x0}" y="{bottom + 20}" class="legend axis-label">{caption}</text>')
+    return parts
+
+
+def _nice_step(raw: float) -> float:
+    """1, 2 or 5 times a power of ten, at least ``raw``: ticks a person reads easily."""
+    if raw <= 0:
+        return 1.0
+    magnitude = 10 ** math.floor(math.log10(raw))
+    return next(factor * magnitude for factor in (1, 2, 5, 10) if raw <= factor * magnitude)
+
+
+# -- Markdown: Mermaid and text -----------------------------------------------------------------
+
+_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 .,:/_()'=+@\-]")
+
+
+def _mermaid_text(text: str) -> str:
+    """Text Mermaid shows as it is: no `;`, `#`, `%`, brackets or anything a parser reads."""
+    return _MERMAID_UNSAFE.sub(" ", text).strip()[:80] or "-"
+
+
+def mermaid(lifelines: list[str], arrows: list[Arrow]) -> str:
+    """A Mermaid sequence diagram, for Markdown hosts that draw it."""
+    alias = {"client": "client", **{name: f"agent{index + 1}" for index, name in enumerate(lifelines)}}
+    lines = ["sequenceDiagram", "    participant client"]
+    lines += [f"    participant {alias[name]} as {_mermaid_text(name)}" for name in lifelines]
+    for arrow in arrows[:MAX_MERMAID]:
+        agent = alias.get(arrow.lifeline, "client")
+        if arrow.webhook:
+            lines.append(f"    {agent}->>client: {_mermaid_text(arrow.label)}")
+            continue
+        lines.append(f"    client->>{agent}: {_mermaid_text(arrow.label)}{' (wasted)' if arrow.wasted else ''}")
+        if arrow.answer:
+            answer = f"message, {arrow.answer}" if arrow.message_reply else arrow.answer
+            events = f" ({arrow.events} events)" if arrow.events > 1 else ""
+            lines.append(f"    {agent}-->>client: {_mermaid_text(answer + events)}")
+    if len(arrows) > MAX_MERMAID:
+        lines.append(f"    Note over client: {len(arrows) - MAX_MERMAID} more exchanges in the walkthrough")
+    return "\n".join(lines)
+
+
+def timeline_text(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool) -> list[str]:
+    """One line per task: its states in order, each with where (and when) it was seen."""
+    origin = min((m.at for marks in tasks.values() for m in marks if m.at is not None), default=0.0)
+    lines = []
+    for task, marks in list(tasks.items())[:MAX_TASKS]:
+        steps = []
+        for mark in marks:
+            when = f" +{mark.at - origin:.2f} s" if timed and mark.at is not None else ""
+            steps.append(f"{state_name(mark.state)} ({mark.where or mark.anchor}{when})")
+        owner = f" at {owners[task]}" if owners.get(task) else ""
+        lines.append(f"{task[:8]}{owner}: " + " → ".join(steps))
+    if len(tasks) > MAX_TASKS:
+        lines.append(f"… {len(tasks) - MAX_TASKS} more tasks")
+    return lines

@@ -1,12 +1,15 @@
 """The report's content: an annotated walkthrough of a session, ready for a template.
 
-Plain data built from the captures and the analysis; the templates only lay it out.
+Plain data built from the captures and the analysis; the templates only lay it out. The
+verdict comes first (what went wrong, what it cost), then the evidence: the findings by
+rule, the agents, the pictures, and every exchange cut to what matters.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from pydantic import BaseModel, Field
 
@@ -15,12 +18,28 @@ from a2a_capture.a2a.cards import Card
 from a2a_capture.a2a.decode import decode
 from a2a_capture.analyze.engine import Analysis, analyze
 from a2a_capture.analyze.findings import Finding
+from a2a_capture.errors import A2ACaptureError
 from a2a_capture.report import svg
 from a2a_capture.report.excerpt import RULE_FOCUS, listing
+from a2a_capture.report.facts import explain, frame_states, outcome, short_id
+from a2a_capture.report.mask import Masker
 from a2a_capture.sources import exchanges as read_exchanges
+
+#: a session longer than this is shown as a dense index with every exchange folded
+LONG_SESSION = 200
+#: findings of one rule shown before the rest are folded
+FIRST_FEW = 3
+#: task states that stand out in the verdict
+TROUBLE = {"failed", "rejected", "canceled", "auth-required", "input-required"}
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+class SameFileTwice(A2ACaptureError):
+    """A session names one capture twice: its exchanges would be counted and anchored twice."""
 
 
 class FindingView(BaseModel):
+    id: str  # its own anchor: finding-3
     rule: str
     severity: str
     title: str
@@ -28,23 +47,34 @@ class FindingView(BaseModel):
     spec: str
     anchor: str  # the exchange it concerns
     exchange: str
-    where: str  # "Exchange 6", with the file when a session has several
-    related: list[tuple[str, str]] = Field(default_factory=list)  # (label, anchor)
+    where: str  # "Exchange 6", or "09-mistakes #6" when a session has several files
+    outcome: str = "advice"  # wasted, fragile or advice
     wasted: bool = False
-    outcome: str = "advice"  # wasted, fragile or advice, as the analysis judged it
+    new: bool = False  # not accepted by the baseline
+    cost: float | None = None
+    related: list[tuple[str, str]] = Field(default_factory=list)  # (label, anchor)
 
 
 class ExchangeView(BaseModel):
     anchor: str
     file: str
+    name: str  # what a link to it says: "Exchange 6" or "09-mistakes #6"
     label: str
     heading: str
+    method: str
+    target: str
+    status: int | None
+    events: int
+    request_bytes: int
+    response_bytes: int | None
     outcome: str
     listing: str
     note: str
     findings: list[FindingView] = Field(default_factory=list)
     duration_ms: float | None = None
     webhook: bool = False
+    previous_flagged: str | None = None
+    next_flagged: str | None = None
 
 
 class AgentView(BaseModel):
@@ -57,27 +87,62 @@ class AgentView(BaseModel):
     anchor: str
 
 
-class RuleCount(BaseModel):
+class RuleGroup(BaseModel):
     rule: str
     severity: str
     title: str
     count: int
-    first: str  # anchor
+    new: int = 0
+    wasted: int = 0
+    fragile: int = 0
+    cost: float | None = None
+    first: str  # anchor of the first exchange
+    findings: list[FindingView]
+
+
+class TaskView(BaseModel):
+    id: str
+    short: str
+    agent: str
+    state: str
+    anchor: str
+
+
+class Verdict(BaseModel):
+    headline: str
+    by_severity: list[tuple[str, int]]
+    wasted: int
+    fragile: int
+    advice: int
+    new: int | None = None  # findings the baseline has not accepted, when a baseline was given
+    cost: float | None = None
+    worst: FindingView | None = None
+    troubled: list[TaskView]
+    tasks: int
 
 
 class ReportModel(BaseModel):
     title: str
     files: list[str]
+    files_label: str
     tool: str = f"a2a-capture {__version__}"
     whole: bool = False
+    long: bool = False
+    only_flagged: bool = False
+    masked: bool = True
     summary: dict
+    verdict: Verdict
     findings: list[FindingView]
-    rules: list[RuleCount]
+    rules: list[RuleGroup]
     agents: list[AgentView]
     exchanges: list[ExchangeView]
+    shown: int  # exchanges listed (all, or the flagged ones)
     sequence_svg: str
     timeline_svg: str
+    sequence_mermaid: str
+    timeline_text: list[str]
     operations: list[tuple[str, int]]
+    several: bool = False
 
 
 def anchor_for(file_index: int, label: str) -> str:
@@ -86,102 +151,263 @@ def anchor_for(file_index: int, label: str) -> str:
     return base if file_index == 0 else f"f{file_index + 1}-{base}"
 
 
+def refuse_repeats(files: list[str]) -> None:
+    """The same capture named twice would double every exchange under one set of anchors."""
+    seen: dict[str, str] = {}
+    for file in files:
+        real = os.path.realpath(file)
+        if real in seen:
+            twice = file if file == seen[real] else f"{seen[real]} and {file}"
+            raise SameFileTwice(f"{twice}: the same capture is given twice; name each file once")
+        seen[real] = file
+
+
 def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = False,
-          title: str | None = None) -> ReportModel:
+          title: str | None = None, accepted=None, only_flagged: bool = False,
+          show_secrets: bool = False) -> ReportModel:
+    """The report of one session. ``accepted``: a baseline's counts, to mark the findings it lacks."""
     files = [os.fspath(path) for path in paths]
+    refuse_repeats(files)
     analysis = analysis or analyze(files)
+    several = len(files) > 1
     index_of = {file: position for position, file in enumerate(files)}
+    masker = None if show_secrets else Masker()
 
     def anchor(file: str, label: str) -> str:
         return anchor_for(index_of.get(file, 0), label)
 
+    def name(file: str, label: str) -> str:
+        if several:
+            return f"{_stem(file)} #{label}"
+        return f"Exchange {label}"
+
+    new_ids = _new_findings(analysis.findings, accepted)
     views_by_place: dict[tuple[str, str], list[FindingView]] = defaultdict(list)
     finding_views = []
-    for finding in analysis.findings:
-        view = _finding_view(finding, anchor, len(files) > 1)
+    for number, finding in enumerate(analysis.findings, start=1):
+        view = _finding_view(finding, number, anchor, name, number - 1 in new_ids)
         views_by_place[(finding.file, finding.exchange)].append(view)
         finding_views.append(view)
-    exchanges, agents, arrows = [], {}, []
-    tasks: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
-    task_owner: dict[str, str] = {}  # task id -> the lifeline of the agent that has it
-    position = 0
+
+    exchanges: list[ExchangeView] = []
+    agents: dict[str, AgentView] = {}
+    arrows: list[svg.Arrow] = []
+    tasks: dict[str, list[svg.Mark]] = defaultdict(list)
+    task_owner: dict[str, str] = {}
+    task_anchor: dict[str, str] = {}
+    order = 0  # exchange position in the session, the axis when a capture has no timestamps
     for file in files:
-        for exchange in read_exchanges(file):
+        blocks = [masker.exchange(e) if masker else e for e in read_exchanges(file)]
+        streams = {e.number: i for i, e in enumerate(blocks) if not e.webhook and e.response is not None
+                   and e.response.is_event_stream}
+        late_for: dict[int, list] = defaultdict(list)
+        for block in blocks:
+            if block.late_body and block.late_stream in streams:
+                late_for[streams[block.late_stream]].append(block)
+        for position, exchange in enumerate(blocks):
             place = anchor(file, exchange.label)
             call = decode(exchange, file)
             here = views_by_place.get((file, exchange.label), [])
             focus = set().union(*(RULE_FOCUS.get(f.rule, set()) for f in here)) if here else None
-            text, note = listing(exchange, whole=whole, extra_keys=focus)
-            exchanges.append(ExchangeView(
-                anchor=place, file=file, label=exchange.label,
+            own_late = [exchange] if exchange.late_body and exchange.late_stream not in streams else []
+            text, note = listing(exchange, whole=whole, extra_keys=focus, late=late_for.get(position) or own_late)
+            facts = explain(call)
+            if facts:
+                note = f"{note} {' '.join(facts)}"
+            events = call.events + sum(len(b.late_events) for b in late_for.get(position, []))
+            ending = outcome(call)
+            for block in late_for.get(position, []):  # a stream that went on later ends where its last frame says
+                late_states = frame_states(block, call, late=True)
+                if late_states:
+                    ending = svg.state_name(late_states[-1][1])
+            response = exchange.response
+            view = ExchangeView(
+                anchor=place, file=_relative(file), name=name(file, exchange.label), label=exchange.label,
                 heading=f"{exchange.label} · {exchange.title}" if exchange.title else exchange.label,
-                outcome=_outcome(call), listing=text.text, note=note, findings=here,
-                duration_ms=round(exchange.meta.duration * 1000, 1) if exchange.meta.duration is not None else None,
+                method=exchange.request.method, target=exchange.request.target,
+                status=response.status if response is not None else None, events=events,
+                request_bytes=len(exchange.request.body),
+                response_bytes=len(response.body) if response is not None else None,
+                outcome=ending, listing=text.text, note=note, findings=here,
+                duration_ms=round(call.duration * 1000, 1) if call.duration is not None else None,
                 webhook=exchange.webhook,
-            ))
+            )
+            exchanges.append(view)
             if call.card is not None and call.agent and call.agent not in agents:
                 agents[call.agent] = _agent_view(call.card, call.agent, place)
-            if exchange.webhook:  # an agent calls the client back: drawn from the agent that has the task
+            lifeline = _lifeline(call, agents)
+            if exchange.webhook:
                 lifeline = call.task_id or ""  # resolved below, once every task's agent is known
             else:
-                lifeline = (agents[call.agent].name if call.agent in agents else call.agent) or "agent"
-                if call.task_id:
-                    task_owner.setdefault(call.task_id, lifeline)
-                for task, _ in call.states:
-                    task_owner.setdefault(task, lifeline)
-            wasted = any(f.wasted for f in here)
-            label = f"{exchange.label} {call.operation or exchange.title}"
-            if exchange.webhook:
-                label = exchange.label + (f": {_outcome(call)}" if call.states else "")
-            arrows.append(svg.Arrow(anchor=place, label=label,
-                                    lifeline=lifeline, answer=_outcome(call), wasted=wasted, events=call.events,
-                                    webhook=exchange.webhook))
-            for task, state in [*call.states, *call.late_states]:
-                seen = tasks[task]
-                if not seen or seen[-1][1] != state:
-                    seen.append((position, state, place))
-            position += 1
+                for task in [call.task_id, *(t for t, _ in call.states)]:
+                    if task:
+                        task_owner.setdefault(task, lifeline)
+            arrow = svg.Arrow(anchor=place, label=_arrow_label(exchange, call), lifeline=lifeline,
+                              answer=ending, wasted=any(f.wasted for f in here), events=events,
+                              webhook=exchange.webhook, name=view.name, time=call.started,
+                              message_reply=_replied_with_message(call), file=_stem(file) if several else "")
+            arrows.append(arrow)
+            # states: from the response (and its frames), and from frames shown late for an earlier stream
+            for task, state, at in frame_states(exchange, call):
+                _mark(tasks, task, state, order, at, place, view.name)
+                task_anchor[task] = place
+            if exchange.late_body:
+                owner = streams.get(exchange.late_stream)
+                owner_anchor = anchor(file, str(exchange.late_stream)) if owner is not None else place
+                owner_name = name(file, str(exchange.late_stream)) if owner is not None else view.name
+                for task, state, at in frame_states(exchange, call, late=True):
+                    _mark(tasks, task, state, order, at, owner_anchor, owner_name)
+                    task_anchor[task] = owner_anchor
+            order += 1
     for arrow in arrows:
         if arrow.webhook:
             arrow.lifeline = task_owner.get(arrow.lifeline, "an agent")
+    _link_flagged(exchanges)
     lifelines = list(dict.fromkeys(arrow.lifeline for arrow in arrows))
     summary = analysis.summary.model_dump()
+    rules = _rule_groups(finding_views, accepted is not None)
+    timed = all(arrow.time is not None for arrow in arrows if not arrow.webhook) and bool(arrows)
+    task_views = _task_views(tasks, task_owner)
+    shown = [view for view in exchanges if view.findings] if only_flagged else exchanges
+    if masker:
+        for view in finding_views:
+            view.message = masker.text(view.message)
     return ReportModel(
         title=title or _title(files),
-        files=files,
+        files=[_relative(file) for file in files],
+        files_label=_files_label(files),
         whole=whole,
+        long=len(exchanges) > LONG_SESSION,
+        only_flagged=only_flagged,
+        masked=masker is not None,
         summary=summary,
+        verdict=_verdict(finding_views, task_views, accepted is not None, summary),
         findings=finding_views,
-        rules=_rule_counts(finding_views),
+        rules=rules,
         agents=list(agents.values()),
-        exchanges=exchanges,
-        sequence_svg=svg.sequence(lifelines, arrows),
-        timeline_svg=svg.timeline(dict(tasks), position),
+        exchanges=shown,
+        shown=len(shown),
+        sequence_svg=svg.sequence(lifelines, arrows, timed=timed),
+        timeline_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order),
+        sequence_mermaid=svg.mermaid(lifelines, arrows),
+        timeline_text=svg.timeline_text(dict(tasks), task_owner, timed=timed),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
+        several=several,
     )
 
 
-def _finding_view(finding: Finding, anchor, several: bool) -> FindingView:
-    where = f"Exchange {finding.exchange}" + (f" of {os.path.basename(finding.file)}" if several else "")
+def _mark(tasks, task: str, state: str, order: int, at: float | None, place: str, where: str) -> None:
+    seen = tasks[task]
+    if seen and seen[-1].state == state and seen[-1].anchor == place:
+        return
+    seen.append(svg.Mark(order=order, at=at, state=state, anchor=place, where=where))
+
+
+def _lifeline(call, agents: dict[str, AgentView]) -> str:
+    if call.agent in agents:
+        return agents[call.agent].name
+    return (call.agent or "agent").removeprefix("http://").removeprefix("https://")
+
+
+def _arrow_label(exchange, call) -> str:
+    """The capture's title when it has one (it says what the call was for), else operation and path."""
+    if exchange.webhook:
+        return f"webhook {exchange.number}" + (f": {exchange.title}" if exchange.title else "")
+    what = exchange.title or call.operation or f"{exchange.request.method} {call.path}"
+    if call.kind == "card" or (not call.operation and not exchange.title):
+        what = f"{what} {call.path}" if call.path not in what else what
+    return f"{exchange.label} {what}"
+
+
+def _replied_with_message(call) -> bool:
+    result = call.response_json
+    if isinstance(result, dict) and "result" in result and isinstance(result["result"], dict):
+        result = result["result"]
+    return isinstance(result, dict) and "message" in result and "task" not in result and not call.states
+
+
+def _finding_view(finding: Finding, number: int, anchor, name, new: bool) -> FindingView:
     return FindingView(
-        where=where,
+        id=f"finding-{number}", where=name(finding.file, finding.exchange),
         rule=finding.rule, severity=finding.severity.value, title=finding.title, message=finding.message,
         spec=finding.spec, anchor=anchor(finding.file, finding.exchange), exchange=finding.exchange,
-        wasted=finding.wasted, outcome=finding.outcome,
-        related=[(f"exchange {label}" + (f" of {os.path.basename(file)}" if file != finding.file else ""),
-                  anchor(file, label)) for file, label, _ in finding.related_locations],
+        outcome=finding.outcome, wasted=finding.wasted, new=new, cost=finding.cost,
+        related=[(name(file, label), anchor(file, label)) for file, label, _ in finding.related_locations],
     )
 
 
-def _outcome(call) -> str:
-    if call.error is not None:
-        code = f" {call.error.code}" if call.error.code else ""
-        return f"{call.error.name}{code}"
-    if call.states:
-        return call.states[-1][1].removeprefix("TASK_STATE_").lower().replace("_", "-")
-    if call.status is None:
-        return "no response" if call.kind != "webhook" else ""
-    return str(call.status)
+def _new_findings(findings: list[Finding], accepted) -> set[int]:
+    if accepted is None:
+        return set()
+    from a2a_capture.replay import baseline
+
+    verdict = baseline.judge(findings, accepted)
+    new = {id(f) for f in verdict.new}
+    return {index for index, finding in enumerate(findings) if id(finding) in new}
+
+
+def _link_flagged(exchanges: list[ExchangeView]) -> None:
+    flagged = [view for view in exchanges if view.findings]
+    for before, after in itertools.pairwise(flagged):
+        before.next_flagged = after.anchor
+        after.previous_flagged = before.anchor
+
+
+def _rule_groups(findings: list[FindingView], judged: bool) -> list[RuleGroup]:
+    groups: dict[str, RuleGroup] = {}
+    for finding in findings:
+        group = groups.get(finding.rule)
+        if group is None:
+            group = groups[finding.rule] = RuleGroup(rule=finding.rule, severity=finding.severity,
+                                                     title=finding.title, count=0, first=finding.anchor,
+                                                     findings=[])
+        group.count += 1
+        group.findings.append(finding)
+        group.new += finding.new
+        group.wasted += finding.outcome == "wasted"
+        group.fragile += finding.outcome == "fragile"
+        if finding.cost is not None:
+            group.cost = (group.cost or 0.0) + finding.cost
+    for group in groups.values():  # new findings first, so a reviewer sees what the baseline lacks
+        group.findings.sort(key=lambda f: not f.new)
+    return sorted(groups.values(), key=lambda g: (-(g.new if judged else 0), _SEVERITY_ORDER[g.severity],
+                                                  -g.count, g.rule))
+
+
+def _task_views(tasks: dict[str, list], owner: dict[str, str]) -> list[TaskView]:
+    views = []
+    for task, marks in tasks.items():
+        last = marks[-1]
+        views.append(TaskView(id=task, short=short_id(task), agent=owner.get(task, ""),
+                              state=svg.state_name(last.state), anchor=last.anchor))
+    return views
+
+
+def _verdict(findings: list[FindingView], tasks: list[TaskView], judged: bool, summary: dict) -> Verdict:
+    severities = Counter(f.severity for f in findings)
+    outcomes = Counter(f.outcome for f in findings)
+    new = sum(f.new for f in findings) if judged else None
+    pool = [f for f in findings if f.new] if judged and new else findings
+    worst = min(pool, key=lambda f: (_SEVERITY_ORDER[f.severity], f.outcome != "wasted",
+                                     -(f.cost or 0.0)), default=None)
+    troubled = [task for task in tasks if task.state in TROUBLE]
+    if not findings:
+        headline = "No findings: no round trip in this session was wasted by the rules' account."
+    else:
+        parts = [f"{outcomes['wasted']} wasted round trip{'s' if outcomes['wasted'] != 1 else ''}"]
+        if outcomes["fragile"]:
+            parts.append(f"{outcomes['fragile']} that worked only because the agent was lenient")
+        if outcomes["advice"]:
+            parts.append(f"{outcomes['advice']} piece{'s' if outcomes['advice'] != 1 else ''} of advice")
+        headline = f"{len(findings)} finding{'s' if len(findings) != 1 else ''}: " + ", ".join(parts) + "."
+        if judged:
+            headline += f" {new} not accepted by the baseline."
+    return Verdict(
+        headline=headline,
+        by_severity=[(level, severities[level]) for level in ("error", "warning", "info") if severities[level]],
+        wasted=outcomes["wasted"], fragile=outcomes["fragile"], advice=outcomes["advice"], new=new,
+        cost=summary.get("wasted_seconds"), worst=worst, troubled=troubled, tasks=len(tasks),
+    )
 
 
 def _agent_view(card: Card, origin: str, place: str) -> AgentView:
@@ -200,15 +426,29 @@ def _agent_view(card: Card, origin: str, place: str) -> AgentView:
     )
 
 
-def _rule_counts(findings: list[FindingView]) -> list[RuleCount]:
-    counts: dict[str, RuleCount] = {}
-    for finding in findings:
-        if finding.rule not in counts:
-            counts[finding.rule] = RuleCount(rule=finding.rule, severity=finding.severity, title=finding.title,
-                                             count=0, first=finding.anchor)
-        counts[finding.rule].count += 1
-    order = {"error": 0, "warning": 1, "info": 2}
-    return sorted(counts.values(), key=lambda c: (order[c.severity], c.rule))
+def _stem(file: str) -> str:
+    base = os.path.basename(file)
+    return base.rsplit(".", 1)[0] if "." in base else base
+
+
+def _relative(file: str) -> str:
+    """A path as the person who ran the command would type it."""
+    try:
+        relative = os.path.relpath(file)
+    except ValueError:  # another drive
+        return file
+    return file if relative.startswith("../../") else relative
+
+
+def _files_label(files: list[str]) -> str:
+    if len(files) <= 3:
+        return ", ".join(_relative(file) for file in files)
+    folders = {os.path.dirname(_relative(file)) for file in files}
+    if len(folders) == 1:
+        folder = folders.pop() or "."
+        return f"{len(files)} files under {folder}"
+    common = os.path.commonpath([os.path.abspath(file) for file in files])
+    return f"{len(files)} files under {_relative(common)}"
 
 
 def _title(files: list[str]) -> str:

@@ -1,0 +1,71 @@
+"""Keep credentials out of reports: mask an exchange the way the recorder does.
+
+A capture can hold secrets in clear (recorded with --no-redact, written by hand, a HAR from
+a browser). Reports and `tidy` show the recorder's markers instead, with the same keyed
+hashes, so equal secrets stay recognisable within one report. Every value masked is also
+remembered, so text built from the raw capture elsewhere (a finding's message) can be
+scrubbed of it.
+"""
+
+from __future__ import annotations
+
+from a2a_capture.capture.models import Exchange, Message
+from a2a_capture.record.redact import Redactor
+
+#: secrets shorter than this are not searched for in free text (too likely to be ordinary words)
+_MIN_SCRUB = 6
+
+
+class Masker:
+    """Masks exchanges with one session key and remembers each value it hid."""
+
+    def __init__(self) -> None:
+        self.redactor = _Remembering()
+
+    def exchange(self, exchange: Exchange) -> Exchange:
+        request = self._message(exchange.request)
+        target, _ = self.redactor.target(exchange.request.target)
+        request = request.model_copy(update={"target": target})
+        update = {"request": request}
+        if exchange.response is not None:
+            update["response"] = self._message(exchange.response)
+        if exchange.late_body:
+            body, _ = self.redactor.body(exchange.late_body, "text/event-stream")
+            update["late_body"] = body
+        masked = exchange.model_copy(update=update)
+        masked.__dict__.pop("late_events", None)  # parsed from the body before masking: parse again
+        masked.line = exchange.line
+        return masked
+
+    def _message(self, message: Message) -> Message:
+        headers, _ = self.redactor.headers(list(message.headers))
+        update: dict = {"headers": headers}
+        if message.body:
+            content = message.content
+            body, _ = self.redactor.body(content, message.content_type)
+            if body is not content or content is not message.body:
+                if content is not message.body:  # masked in its decoded form, so shown decoded
+                    update["headers"] = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
+                update["body"] = body
+        copy = message.model_copy(update=update)
+        copy.__dict__.pop("events", None)
+        return copy
+
+    def text(self, text: str) -> str:
+        """``text`` with every secret this masker has seen replaced by its marker."""
+        for secret, marker in self.redactor.seen.items():
+            if secret in text:
+                text = text.replace(secret, marker)
+        return text
+
+
+class _Remembering(Redactor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[str, str] = {}
+
+    def marker(self, what: str, value: str) -> str:
+        marker = super().marker(what, value)
+        if len(value) >= _MIN_SCRUB:
+            self.seen.setdefault(value, marker)
+        return marker
