@@ -338,3 +338,9 @@ def test_listings_are_the_manuals_blocks(kit, tmp_path):
     blocks = re.findall(r"```listing\ntitle: (.*)\nsource: (.*)\nlang: http\nnote: (.*)\n---\n### ", text)
     assert len(blocks) == len(read_capture(kit / "11-errors.http").exchanges)
     assert all(source.endswith("11-errors.http") and note.startswith("Exchange ") for _, source, note in blocks)
+
+
+def test_masking_is_the_same_for_the_same_captures(kit):
+    files = [str(kit / "07-auth-required.http")]
+    first, second = (render.render(walkthrough.build(files), "md") for _ in range(2))
+    assert first == second and "[redacted: bearer credentials, sha256:" in first

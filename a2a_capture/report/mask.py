@@ -9,6 +9,8 @@ scrubbed of it.
 
 from __future__ import annotations
 
+import hashlib
+
 from a2a_capture.capture.models import Exchange, Message
 from a2a_capture.record.redact import Redactor
 
@@ -19,8 +21,22 @@ _MIN_SCRUB = 6
 class Masker:
     """Masks exchanges with one session key and remembers each value it hid."""
 
-    def __init__(self) -> None:
-        self.redactor = _Remembering()
+    def __init__(self, key: bytes | None = None) -> None:
+        self.redactor = _Remembering(key)
+
+    @classmethod
+    def for_files(cls, files: list[str]) -> Masker:
+        """A masker keyed by the captures themselves, so the same input makes the same report.
+
+        The key cannot be had without the captures, and whoever has them has the secrets.
+        """
+        digest = hashlib.sha256(b"a2a-capture report masking\0")
+        for file in files:
+            with open(file, "rb") as stream:
+                for chunk in iter(lambda: stream.read(1 << 20), b""):
+                    digest.update(chunk)
+            digest.update(b"\0")
+        return cls(digest.digest()[:16])
 
     def exchange(self, exchange: Exchange) -> Exchange:
         request = self._message(exchange.request)
@@ -60,8 +76,8 @@ class Masker:
 
 
 class _Remembering(Redactor):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, key: bytes | None = None) -> None:
+        super().__init__(key)
         self.seen: dict[str, str] = {}
 
     def marker(self, what: str, value: str) -> str:

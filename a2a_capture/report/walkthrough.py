@@ -171,7 +171,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
     analysis = analysis or analyze(files)
     several = len(files) > 1
     index_of = {file: position for position, file in enumerate(files)}
-    masker = None if show_secrets else Masker()
+    masker = None if show_secrets else Masker.for_files(files)
 
     def anchor(file: str, label: str) -> str:
         return anchor_for(index_of.get(file, 0), label)
