@@ -344,3 +344,47 @@ def test_masking_is_the_same_for_the_same_captures(kit):
     files = [str(kit / "07-auth-required.http")]
     first, second = (render.render(walkthrough.build(files), "md") for _ in range(2))
     assert first == second and "[redacted: bearer credentials, sha256:" in first
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_ten_megabyte_part_renders_within_ten_times_its_size(tmp_path, compact):
+    import base64
+    import json
+    import tracemalloc
+
+    part = {"raw": base64.b64encode(b"\x00\x01\x02" * 2_500_000).decode(), "mediaType": "application/octet-stream"}
+    params = {"message": message(parts=[{"text": "here"}, part])}
+    body = {"jsonrpc": "2.0", "id": 2, "method": "SendMessage", "params": params}
+    text = json.dumps(body, separators=(",", ":")) if compact else json.dumps(body, indent=2)
+    send = block(2, "SendMessage", http_request("POST", "/a2a/jsonrpc", ["Content-Type: application/json",
+                                                                         "A2A-Version: 1.0"], text),
+                 http_response(200, {"jsonrpc": "2.0", "id": 2, "result": {"message": message("ok")}}))
+    path = write(tmp_path, fetch_card(1), send)
+    size = path.stat().st_size
+    assert size > 10_000_000
+    tracemalloc.start()
+    try:
+        model = walkthrough.build([str(path)])
+        html = render.render(model, "html")
+        render.render(model, "md")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 10 * size, peak / size
+    assert "cut after" in html  # the long value is cut inside its line, and the note says by how much
+
+
+def test_convert_from_har_masks_credentials_unless_asked(kit, tmp_path):
+    from a2a_capture.capture import read_capture as read
+    from a2a_capture.convert import capture_to_har
+
+    har = tmp_path / "browser.har"
+    har.write_bytes(capture_to_har(read(kit / "15-push.http")))
+    out, shown = tmp_path / "out.http", tmp_path / "shown.http"
+    assert run("convert", str(har), "-o", str(out)).returncode == 0
+    text = out.read_text()
+    assert "hook_secret_91d2" not in text and "planner-run-0006" not in text
+    assert "[redacted: bearer credentials, sha256:" in text and "#@ redacted: header Authorization" in text
+    assert read(out).exchanges  # reads back
+    assert run("convert", str(har), "-o", str(shown), "--show-secrets").returncode == 0
+    assert "hook_secret_91d2" in shown.read_text()

@@ -14,14 +14,19 @@ from a2a_capture.cli.base import main
               help="The input's format (default: from its suffix: .http, .har, .mitm/.flow).")
 @click.option("--to", "target_kind", type=click.Choice(["http", "har", "mitm"]),
               help="The output's format (default: from its suffix).")
-def convert_command(source, output, source_kind, target_kind):
+@click.option("--show-secrets", is_flag=True,
+              help="Keep credentials from a HAR or flow file in clear (by default they are masked as the "
+                   "recorder masks them).")
+def convert_command(source, output, source_kind, target_kind, show_secrets):
     """Convert between captures (.http), HAR 1.2 files and mitmproxy flow files.
 
     HAR and mitmproxy flows keep no arrival time per SSE frame; streams converted from
     them have none, and a note says so. HAR written by a2a-capture keeps them in `_a2a`
-    fields, so it converts back without loss.
+    fields, so it converts back without loss. Credentials in a HAR or flow file
+    (Authorization, cookies, push tokens) are masked as the recorder masks them, unless
+    --show-secrets.
     """
     from a2a_capture.convert import convert
 
-    capture = convert(source, output, source_kind, target_kind)
+    capture = convert(source, output, source_kind, target_kind, redact=False if show_secrets else None)
     click.echo(f"wrote {len(capture.exchanges)} exchanges to {output}", err=True)

@@ -36,8 +36,21 @@ def dump(capture: Capture, kind: str) -> bytes:
     return {"http": capture_bytes, "har": capture_to_har, "mitm": capture_to_flows}[kind](capture)
 
 
-def convert(source: str, target: str, source_kind: str | None = None, target_kind: str | None = None) -> Capture:
-    capture = load(source, format_of(source, source_kind))
+#: formats other tools write, with whatever credentials the browser or proxy saw
+FOREIGN = {"har", "mitm"}
+
+
+def convert(source: str, target: str, source_kind: str | None = None, target_kind: str | None = None,
+            *, redact: bool | None = None) -> Capture:
+    """Convert a file; from HAR or flows, credentials are masked as the recorder masks them
+    unless ``redact`` is False (a capture keeps what it already holds unless it is True)."""
+    kind = format_of(source, source_kind)
+    capture = load(source, kind)
+    if redact if redact is not None else kind in FOREIGN:
+        from a2a_capture.report.mask import Masker
+
+        masker = Masker()
+        capture = capture.model_copy(update={"exchanges": [masker.exchange(e) for e in capture.exchanges]})
     data = dump(capture, format_of(target, target_kind))
     try:
         Path(target).write_bytes(data)

@@ -239,7 +239,7 @@ INLINE_FOCUS = ("id", "method", "messageId", "taskId", "state", "timestamp", "co
                 "@type", "field", "description", "text", "name", "nextPageToken", "url", "mediaType",
                 "returnImmediately")
 _CLOSING = re.compile(r"[\]}]+$")
-_OPENING = re.compile(r"(?:data: ?)?[{\[]*")
+_OPENING = re.compile(r"\s*(?:data: ?)?[{\[]*")
 #: a scalar member, or a bracket: enough to know how deep each member sits. The string
 #: expressions are unrolled (no alternation under `*`) so a multi-megabyte string costs no
 #: backtracking stack.

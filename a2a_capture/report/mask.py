@@ -39,26 +39,34 @@ class Masker:
         return cls(digest.digest()[:16])
 
     def exchange(self, exchange: Exchange) -> Exchange:
-        request = self._message(exchange.request)
-        target, _ = self.redactor.target(exchange.request.target)
-        request = request.model_copy(update={"target": target})
-        update = {"request": request}
+        """A copy with credentials masked; its ``meta.redacted`` names what was, as the recorder's does."""
+        removed: list[str] = []
+        request = self._message(exchange.request, removed)
+        target, gone = self.redactor.target(exchange.request.target)
+        removed += gone
+        update: dict = {"request": request.model_copy(update={"target": target})}
         if exchange.response is not None:
-            update["response"] = self._message(exchange.response)
+            update["response"] = self._message(exchange.response, removed)
         if exchange.late_body:
-            body, _ = self.redactor.body(exchange.late_body, "text/event-stream")
+            body, gone = self.redactor.body(exchange.late_body, "text/event-stream")
+            removed += gone
             update["late_body"] = body
+        if removed:
+            names = list(dict.fromkeys([*exchange.meta.redacted, *removed]))
+            update["meta"] = exchange.meta.model_copy(update={"redacted": names})
         masked = exchange.model_copy(update=update)
         masked.__dict__.pop("late_events", None)  # parsed from the body before masking: parse again
         masked.line = exchange.line
         return masked
 
-    def _message(self, message: Message) -> Message:
-        headers, _ = self.redactor.headers(list(message.headers))
+    def _message(self, message: Message, removed: list[str]) -> Message:
+        headers, gone = self.redactor.headers(list(message.headers))
+        removed += gone
         update: dict = {"headers": headers}
         if message.body:
             content = message.content
-            body, _ = self.redactor.body(content, message.content_type)
+            body, gone = self.redactor.body(content, message.content_type)
+            removed += gone
             if body is not content or content is not message.body:
                 if content is not message.body:  # masked in its decoded form, so shown decoded
                     update["headers"] = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
