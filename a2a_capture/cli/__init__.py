@@ -1,6 +1,16 @@
 """The `a2a-capture` command: a thin layer over the library, one module per command."""
 
-from a2a_capture.cli import analyze, convert, export, record, replay, report, rules, show  # noqa: F401  (registers)
+from a2a_capture.cli import (  # noqa: F401  (registers)
+    analyze,
+    convert,
+    export,
+    record,
+    replay,
+    report,
+    rules,
+    show,
+    tidy,
+)
 from a2a_capture.cli.base import USAGE_ERROR, main
 
 __all__ = ["USAGE_ERROR", "main"]

@@ -1,0 +1,28 @@
+"""`a2a-capture tidy`: a raw recording made into a capture for documentation."""
+
+from __future__ import annotations
+
+import click
+
+from a2a_capture.cli.base import main
+
+
+@main.command("tidy")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The capture to write.")
+@click.option("--names", is_flag=True, help="Replace ids by short stable names: task-1, context-1, message-1.")
+@click.option("--show-secrets", is_flag=True,
+              help="Keep credentials in clear (by default masked as the recorder masks them).")
+def tidy_command(files, output, names, show_secrets):
+    """Turn recorded FILES (one session) into a capture in the A2A 101 kit's style.
+
+    Exchanges renumbered, titles that say what each call was for, JSON bodies
+    pretty-printed, only the headers that matter, SSE frames one per `data:` line, and a
+    `# ` note on each exchange where the analyzer found something.
+    """
+    from a2a_capture import tidy
+    from a2a_capture.report.walkthrough import refuse_repeats
+
+    refuse_repeats(list(files))
+    capture = tidy.write(list(files), output, names=names, show_secrets=show_secrets)
+    click.echo(f"wrote {output}: {len(capture.exchanges)} exchanges", err=True)

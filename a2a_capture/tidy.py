@@ -1,0 +1,232 @@
+"""Turn a raw recording into a capture for a manual or a README, in the A2A 101 kit's style.
+
+Exchanges renumbered; titles that say what each call was for (the operation and the gist
+of its message or answer); JSON bodies pretty-printed; only the headers that matter; SSE
+frames one per `data:` line; credentials masked as the recorder masks them; optionally ids
+replaced by short stable names (`task-1`); and a `# ` note wherever the analyzer found
+something. What it writes reads back with the project's own reader.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from a2a_capture.a2a.decode import Call, decode
+from a2a_capture.analyze.engine import analyze
+from a2a_capture.capture import capture_bytes
+from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
+from a2a_capture.report.facts import outcome
+from a2a_capture.report.mask import Masker
+from a2a_capture.sources import exchanges as read_exchanges
+
+#: headers a reader of the manual needs, in the kit's spelling
+KEPT_REQUEST = ("Host", "Content-Type", "A2A-Version", "A2A-Extensions", "Authorization",
+                "X-A2A-Notification-Token", "Accept", "If-None-Match")
+KEPT_RESPONSE = ("Content-Type", "ETag", "WWW-Authenticate", "Location")
+#: the members whose values are ids, and the short name each kind gets
+ID_KINDS = {"taskId": "task", "contextId": "context", "messageId": "message", "artifactId": "artifact"}
+_GIST_WORDS = 4
+#: notes the recorder writes about its own work, which a reader of a manual does not need
+_RECORDER_NOTE = re.compile(r"^a2a-capture ")
+
+
+def tidy(paths: list[str], *, names: bool = False, show_secrets: bool = False) -> Capture:
+    """One documentation capture from the exchanges of ``paths``, in order."""
+    files = [os.fspath(path) for path in paths]
+    analysis = analyze(files)
+    notes: dict[tuple[str, str], list[str]] = {}
+    for finding in analysis.findings:
+        notes.setdefault((finding.file, finding.exchange), []).append(f"{finding.rule}: {finding.message}")
+    masker = None if show_secrets else Masker.for_files(files)
+    result: list[Exchange] = []
+    counters = {"exchange": 0, "webhook": 0}
+    numbers: dict[tuple[str, int], int] = {}
+    for file in files:
+        for exchange in read_exchanges(file):
+            if masker:
+                exchange = masker.exchange(exchange)
+            call = decode(exchange, file)
+            kind = "webhook" if exchange.webhook else "exchange"
+            counters[kind] += 1
+            if not exchange.webhook:
+                numbers[(file, exchange.number)] = counters[kind]
+            late = numbers.get((file, exchange.late_stream)) if exchange.late_stream is not None else None
+            result.append(_tidy_exchange(exchange, call, counters[kind], late,
+                                         notes.get((file, exchange.label), [])))
+    capture = Capture(exchanges=result)
+    if names:
+        capture = _short_names(capture)
+    return capture
+
+
+def write(paths: list[str], output: str, **options) -> Capture:
+    capture = tidy(paths, **options)
+    with open(output, "wb") as stream:
+        stream.write(capture_bytes(capture))
+    return capture
+
+
+def _tidy_exchange(exchange: Exchange, call: Call, number: int, late: int | None, found: list[str]) -> Exchange:
+    request = exchange.request
+    tidy_request = Request(method=request.method, target=request.target,
+                           headers=_kept(request.headers, KEPT_REQUEST), body=_pretty(request.content))
+    response = None
+    if exchange.response is not None:
+        original = exchange.response
+        body = _frames(original.content) if original.is_event_stream else _pretty(original.content)
+        response = Response(status=original.status, reason=original.reason or "",
+                            headers=_kept(original.headers, KEPT_RESPONSE), body=body)
+    kept_notes = [note for note in exchange.notes if not _RECORDER_NOTE.match(note)]
+    return Exchange(
+        number=number, title=_title(exchange, call), webhook=exchange.webhook,
+        notes=kept_notes, request=tidy_request,
+        response_notes=[note for note in exchange.response_notes if not _RECORDER_NOTE.match(note)],
+        response=response,
+        late_stream=late, late_body=_frames(exchange.late_body) if late is not None else b"",
+        late_event_notes=exchange.late_event_notes if late is not None else {},
+        trailing_notes=[*exchange.trailing_notes, *found],
+        meta=ExchangeMeta(),
+    )
+
+
+def _kept(headers: list[tuple[str, str]], wanted: tuple[str, ...]) -> list[tuple[str, str]]:
+    spelled = {name.lower(): name for name in wanted}
+    order = {name.lower(): index for index, name in enumerate(wanted)}
+    kept = [(spelled[name.lower()], value) for name, value in sorted(headers, key=lambda h: order.get(h[0].lower(), 0))
+            if name.lower() in spelled and not (name.lower() == "accept" and "event-stream" not in value)]
+    return [(name, value.split(";")[0].strip() if name == "Content-Type" and "json" in value else value)
+            for name, value in kept]
+
+
+def _pretty(body: bytes) -> bytes:
+    """A JSON body as the kit writes it (two-space indent); anything else as it was."""
+    if not body:
+        return b""
+    try:
+        value = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return body
+    if isinstance(value, dict) and "jsonrpc" in value:  # the envelope first, as the kit writes it
+        first = [key for key in ("jsonrpc", "id", "method", "params", "result", "error") if key in value]
+        value = {key: value[key] for key in [*first, *(k for k in value if k not in first)]}
+    return json.dumps(value, indent=2, ensure_ascii=False).encode()
+
+
+def _frames(body: bytes) -> bytes:
+    """SSE frames one per `data:` line, their JSON on that line as the kit writes it."""
+    from a2a_capture.capture import sse
+
+    lines = []
+    for event in sse.parse(body):
+        if event.data is None:
+            continue
+        try:
+            data = json.dumps(json.loads(event.data), ensure_ascii=False)
+        except ValueError:
+            data = " ".join(event.data.splitlines())
+        lines.append(f"data: {data}")
+    return "\n\n".join(lines).encode()
+
+
+def _title(exchange: Exchange, call: Call) -> str:
+    """What the call was for: `discover NAME`, `SendMessage: run the tests`, `GetTask: completed`."""
+    if exchange.title and exchange.title != call.operation:  # a title that already says more: kept
+        return exchange.title
+    if exchange.webhook:
+        return "received by the client"
+    if call.kind == "card":
+        name = call.card.name if call.card is not None and call.card.name else None
+        return f"discover {name}" if name else f"discover {call.path}"
+    operation = call.operation or exchange.title.split(":")[0] or f"{exchange.request.method} {call.path}"
+    if call.error is not None:
+        return f"{operation}: {call.error.name or outcome(call)}"
+    gist = _gist(call)
+    if gist:
+        return f"{operation}: {gist}"
+    if call.states:
+        return f"{operation}: {outcome(call)}"
+    return operation
+
+
+def _gist(call: Call) -> str:
+    message = call.params.get("message") if isinstance(call.params, dict) else None
+    if not isinstance(message, dict):
+        return ""
+    for part in message.get("parts") or []:
+        if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"].strip():
+            words = part["text"].split()
+            gist = " ".join(words[:_GIST_WORDS]).rstrip(".,:;")
+            return gist[:1].lower() + gist[1:] if not gist[:2].isupper() else gist
+    return ""
+
+
+def _short_names(capture: Capture) -> Capture:
+    """Every id replaced by `task-1`, `context-1`, ... in the order they first appear."""
+    found: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for exchange in capture.exchanges:
+        for document in _documents(exchange):
+            for kind, value in _ids(document):
+                if value not in found and not value.startswith("[redacted"):
+                    counts[kind] = counts.get(kind, 0) + 1
+                    found[value] = f"{kind}-{counts[kind]}"
+    if not found:
+        return capture
+    pattern = re.compile("|".join(re.escape(value) for value in sorted(found, key=len, reverse=True)))
+
+    def swap(text: str) -> str:
+        return pattern.sub(lambda match: found[match.group(0)], text)
+
+    def swap_bytes(body: bytes) -> bytes:
+        return swap(body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
+    exchanges = []
+    for exchange in capture.exchanges:
+        request = exchange.request.model_copy(update={
+            "target": swap(exchange.request.target), "body": swap_bytes(exchange.request.body),
+            "headers": [(name, swap(value)) for name, value in exchange.request.headers]})
+        update = {"request": request, "title": swap(exchange.title), "late_body": swap_bytes(exchange.late_body),
+                  "trailing_notes": [swap(note) for note in exchange.trailing_notes]}
+        if exchange.response is not None:
+            update["response"] = exchange.response.model_copy(update={"body": swap_bytes(exchange.response.body)})
+        exchanges.append(exchange.model_copy(update=update))
+    return capture.model_copy(update={"exchanges": exchanges})
+
+
+def _documents(exchange: Exchange):
+    """The JSON values of an exchange's bodies and frames."""
+    from a2a_capture.capture import sse
+
+    for message in (exchange.request, exchange.response):
+        if message is None or not message.body:
+            continue
+        if isinstance(message, Response) and message.is_event_stream:
+            yield from (_json(event.data) for event in message.events)
+        else:
+            yield _json(message.body)
+    yield from (_json(event.data) for event in sse.parse(exchange.late_body))
+
+
+def _json(data):
+    try:
+        return json.loads(data) if data else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _ids(value, depth: int = 0):
+    """(kind, id) for every id member, in document order; a task's own `id` is a task id."""
+    if depth > 32:
+        return
+    if isinstance(value, dict):
+        is_task = "status" in value and "contextId" in value
+        for key, child in value.items():
+            if isinstance(child, str) and (key in ID_KINDS or (key == "id" and is_task)):
+                yield ID_KINDS.get(key, "task"), child
+            else:
+                yield from _ids(child, depth + 1)
+    elif isinstance(value, list):
+        for child in value:
+            yield from _ids(child, depth + 1)

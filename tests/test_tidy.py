@@ -1,0 +1,80 @@
+"""`tidy`: recordings made into documentation captures in the A2A 101 kit's style."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from a2a_capture.capture import read_capture
+from a2a_capture.show import rows
+from a2a_capture.tidy import KEPT_REQUEST, KEPT_RESPONSE
+from tests.conftest import ROOT
+from tests.test_cli_show import run
+
+CAPTURES = ROOT / "captures"
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def tidied(tmp_path, *files, extra=()):
+    out = tmp_path / "tidy.http"
+    result = run("tidy", *map(str, files), "-o", str(out), *extra)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.mark.parametrize("name", ["03-streaming.http", "07-push-webhook.http", "09-mistakes.http"])
+def test_tidy_writes_the_kits_conventions_and_reads_back(tmp_path, name):
+    source = CAPTURES / name
+    out = tidied(tmp_path, source)
+    text = out.read_text()
+    assert "#@" not in text  # no recorder pragmas: the kit has none
+    capture = read_capture(out)
+    original = read_capture(source)
+    assert [e.label for e in capture.exchanges] == [e.label for e in original.exchanges]
+    assert [r.events for r in rows(out)] == [r.events for r in rows(source)]
+    for exchange in capture.exchanges:
+        assert exchange.title and exchange.meta.start is None
+        assert {n for n, _ in exchange.request.headers} <= set(KEPT_REQUEST)
+        for message in (exchange.request, exchange.response):
+            if message is None or not message.body:
+                continue
+            if message.headers and dict(message.headers).get("Content-Type", "").startswith("text/event-stream"):
+                frames = [line for line in message.body.decode().split("\n\n") if line.strip()]
+                assert all(frame.startswith("data: ") and "\n" not in frame.strip() for frame in frames)
+            elif "json" in (message.header("content-type") or ""):
+                body = message.body.decode()
+                assert body == json.dumps(json.loads(body), indent=2, ensure_ascii=False)  # laid out
+        if exchange.response is not None:
+            assert {n for n, _ in exchange.response.headers} <= set(KEPT_RESPONSE)
+
+
+def test_tidy_notes_each_finding_and_titles_each_call(tmp_path):
+    out = tidied(tmp_path, CAPTURES / "09-mistakes.http")
+    capture = read_capture(out)
+    notes = [note for e in capture.exchanges for note in e.trailing_notes]
+    assert any(note.startswith("card-path: ") for note in notes)
+    assert any(note.startswith("auth-missing: ") for note in notes)
+    titles = [e.title for e in capture.exchanges]
+    assert "SendMessage: run the unit tests" in titles and "discover test-runner" in titles
+    assert any(title.startswith("SendMessage: VersionNotSupportedError") for title in titles)
+
+
+def test_tidy_names_ids_short_and_stable(tmp_path):
+    out = tidied(tmp_path, CAPTURES / "04-polling.http", extra=["--names"])
+    capture = read_capture(out)
+    bodies = "".join(e.response.body.decode() for e in capture.exchanges if e.response is not None)
+    assert '"id": "task-1"' in bodies and '"contextId": "context-1"' in bodies
+    tasks_and_contexts = re.findall(r'"(?:taskId|contextId)": "([^"]+)"', bodies)
+    assert tasks_and_contexts and not any(UUID.fullmatch(value) for value in tasks_and_contexts)
+
+
+def test_tidy_of_kit_07_keeps_the_stream_and_masks_the_token(kit, tmp_path):
+    out = tidied(tmp_path, kit / "07-auth-required.http")
+    text = out.read_text()
+    assert "dpl_test_7c1e4b" not in text and "Authorization: Bearer [redacted: bearer credentials" in text
+    assert [r.events for r in rows(out)] == [6, 0]
+    assert "# The same stream continues." in text
+    assert [e.title for e in read_capture(out).exchanges] == ["SendStreamingMessage: deploy to staging",
+                                                              "operator approves"]
