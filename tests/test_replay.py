@@ -16,6 +16,7 @@ from a2a.types import Message, Part, Role, SendMessageRequest
 from a2a_capture import sources
 from a2a_capture.capture import read_capture, write_capture
 from a2a_capture.replay import client, diff, pace, serve
+from a2a_capture.replay.asgi import request_body
 from a2a_capture.replay.credentials import Secrets
 from tests.builders import block, http_request, http_response
 from tests.conftest import ROOT
@@ -53,15 +54,21 @@ def test_server_made_ids_are_learned_and_substituted():
     assert new.exchanges[2].response.status == 200
 
 
-@pytest.mark.live
-def test_replay_command_refuses_agents_it_was_not_told_about(tmp_path):
-    hits = []
+def _counting_app(hits: list):
+    """An ASGI app that notes each path asked for and answers {}."""
 
     async def counter(scope, receive, send):
         hits.append(scope["path"])
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 
+    return counter
+
+
+@pytest.mark.live
+def test_replay_command_refuses_agents_it_was_not_told_about(tmp_path):
+    hits = []
+    counter = _counting_app(hits)
     with serve_app(counter) as url:
         result = run("replay", str(CAPTURES / "01-discovery.http"), "--target", f"test-runner={url}")
     assert result.returncode == 2
@@ -246,12 +253,7 @@ def _recorder_of_requests(seen: list):
     """An ASGI app that keeps each request's headers and body and answers with the body it got."""
 
     async def app(scope, receive, send):
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await request_body(receive)
         seen.append((dict(scope["headers"]), body))
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
         await send({"type": "http.response.body", "body": body or b"{}"})
@@ -313,12 +315,7 @@ def test_a_stopped_agent_is_named_before_anything_is_sent(tmp_path):
 @pytest.mark.live
 def test_a_bad_url_or_output_stops_replay_before_it_sends(tmp_path):
     hits = []
-
-    async def counter(scope, receive, send):
-        hits.append(scope["path"])
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"{}"})
-
+    counter = _counting_app(hits)
     capture = str(CAPTURES / "02-blocking-send.http")
     with serve_app(counter) as url:
         bad_url = run("replay", capture, "--target", "test-runner=notaurl")

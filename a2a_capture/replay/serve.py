@@ -17,6 +17,7 @@ from a2a_capture.a2a.decode import decode
 from a2a_capture.capture.models import Capture, Exchange
 from a2a_capture.record.rewrite import rewrite_card
 from a2a_capture.replay.agents import recorded_agents
+from a2a_capture.replay.asgi import request_body, request_target
 from a2a_capture.replay.diff import signature
 from a2a_capture.replay.grpc import refuse_grpc
 from a2a_capture.replay.masking import mask_body
@@ -64,15 +65,8 @@ class MockAgent:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        target = scope["raw_path"].decode("latin-1")
-        if scope.get("query_string"):
-            target += "?" + scope["query_string"].decode("latin-1")
+        body = await request_body(receive)
+        target = request_target(scope)
         found, why = self.match(scope["method"], target, body)
         if found is None:
             await self._unmatched(send, scope["method"], target, body, why)

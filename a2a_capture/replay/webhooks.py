@@ -9,7 +9,6 @@ block in the new capture.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 import time
@@ -20,6 +19,7 @@ import uvicorn
 from a2a_capture.a2a import spec
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.errors import A2ACaptureError
+from a2a_capture.replay.asgi import request_body, request_target
 
 
 class WebhookError(A2ACaptureError):
@@ -87,7 +87,7 @@ class Receiver:
         return f"http://{self.host}:{self.port}"
 
     def __enter__(self) -> Receiver:
-        config = uvicorn.Config(self._app, host=self.host, port=self.port, log_level="warning", lifespan="off",
+        config = uvicorn.Config(self._app, host=self.host, port=self.port, log_level="error", lifespan="off",
                                 interface="asgi3")
         self._server = uvicorn.Server(config)
         self._server.install_signal_handlers = lambda: None  # a thread: the main one keeps Ctrl-C
@@ -121,26 +121,18 @@ class Receiver:
         if scope["type"] != "http":
             return
         started = time.time()
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await request_body(receive)
         answer = self.answer or Response(status=200, reason="OK")
         headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers
                    if k.lower() == "content-type"] + [(b"content-length", str(len(answer.content)).encode())]
         await send({"type": "http.response.start", "status": answer.status, "headers": headers})
         await send({"type": "http.response.body", "body": answer.content})
-        await asyncio.sleep(0)
-        target = scope["raw_path"].decode("latin-1")
-        if scope.get("query_string"):
-            target += "?" + scope["query_string"].decode("latin-1")
         request_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         client = scope.get("client") or ("", 0)
         exchange = Exchange(
             number=0, title="webhook", webhook=True,
-            request=Request(method=scope["method"], target=target, headers=request_headers, body=body),
+            request=Request(method=scope["method"], target=request_target(scope), headers=request_headers,
+                            body=body),
             response=Response(status=answer.status, reason=answer.reason,
                               headers=[(k, v) for k, v in answer.headers if k.lower() == "content-type"],
                               body=answer.content),
