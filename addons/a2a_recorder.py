@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.proxy.mode_specs import ReverseMode
@@ -44,7 +43,7 @@ class A2ARecorder:
         self.routes: list[tuple[str, str]] = []
         #: flows not written yet, with the body copies kept beside them (not in flow.metadata,
         #: which mitmproxy saves with the flow and can only hold plain data)
-        self.in_flight: dict[str, _Open] = {}
+        self.in_flight: dict[str, flows.OpenFlow] = {}
         self.warned: set[str] = set()
 
     def load(self, loader) -> None:
@@ -84,14 +83,14 @@ class A2ARecorder:
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         try:
             # pass the body on as it comes, keeping a copy: a request cut short keeps what arrived
-            self.in_flight[flow.id] = open_flow = _Open(flow, flows.StreamCopy())
+            self.in_flight[flow.id] = open_flow = flows.OpenFlow(flow, flows.StreamCopy())
             flow.request.stream = open_flow.request_copy
         except Exception:
             log.exception("a2a-capture: could not watch a request body; it is still forwarded")
 
     def request(self, flow: http.HTTPFlow) -> None:
+        open_flow = self.in_flight.get(flow.id)
         try:
-            open_flow = self.in_flight.get(flow.id)
             if open_flow is not None and open_flow.request_copy is not None and flow.request.raw_content is None:
                 # the body went on as it came; the flow keeps it whole too, as other addons expect
                 flow.request.raw_content = open_flow.request_copy.body
@@ -104,12 +103,14 @@ class A2ARecorder:
             self.push_urls |= flows.push_urls_in(body)
         except Exception:
             log.exception("a2a-capture: could not read a request; it is still forwarded")
+        if open_flow is not None and open_flow.answered_early is not None:
+            self._record(flow, open_flow.answered_early)  # the agent answered before the body had all come
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         try:
             content_type = flow.response.headers.get("content-type", "")
             if content_type.startswith("text/event-stream") or is_grpc_type(content_type):
-                open_flow = self.in_flight.setdefault(flow.id, _Open(flow))
+                open_flow = self.in_flight.setdefault(flow.id, flows.OpenFlow(flow))
                 open_flow.response_copy = flow.response.stream = flows.StreamCopy()
         except Exception:
             log.exception("a2a-capture: could not watch a stream; it is still forwarded")
@@ -120,6 +121,10 @@ class A2ARecorder:
             notes = self._relay_card(flow)
         except Exception:
             log.exception("a2a-capture: could not rewrite a card; it is forwarded as it came")
+        open_flow = self.in_flight.get(flow.id)
+        if open_flow is not None and not flow.request.timestamp_end:
+            open_flow.answered_early = notes  # written when the rest of the request has come
+            return
         self._record(flow, notes)
 
     def error(self, flow: http.HTTPFlow) -> None:
@@ -164,7 +169,7 @@ class A2ARecorder:
         return notes
 
     def _record(self, flow: http.HTTPFlow, notes: list[str], stopped: bool = False) -> None:
-        open_flow = self.in_flight.pop(flow.id, None) or _Open(flow)
+        open_flow = self.in_flight.pop(flow.id, None) or flows.OpenFlow(flow)
         if self.sink is None or "a2a_written" in flow.metadata:
             return
         try:
@@ -181,13 +186,6 @@ class A2ARecorder:
         """A flow that failed before its request was complete still gets a number."""
         self.numbers["exchange"] += 1
         return self.numbers["exchange"], False
-
-
-@dataclass
-class _Open:
-    flow: http.HTTPFlow
-    request_copy: flows.StreamCopy | None = None
-    response_copy: flows.StreamCopy | None = None
 
 
 def _drop_cancellations(record: logging.LogRecord) -> bool:

@@ -56,6 +56,18 @@ class StreamCopy:
         return times
 
 
+@dataclass
+class OpenFlow:
+    """A flow the recorder has not written yet, and the copies of its bodies as they came
+    (kept beside the flow: mitmproxy saves flow metadata and it can only hold plain data)."""
+
+    flow: object
+    request_copy: StreamCopy | None = None
+    response_copy: StreamCopy | None = None
+    #: the notes of a response that was complete before its request was
+    answered_early: list[str] | None = None
+
+
 def timestamp(value: float | None) -> str | None:
     return format_time(value) if value else None
 
