@@ -22,7 +22,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-NAMES = ("a2a_sdk_03", "fasta2a")
+NAMES = ("a2a_sdk_03", "fasta2a", "python_a2a")
 
 
 class StackUnavailable(RuntimeError):
@@ -49,7 +49,8 @@ def environment(name: str) -> Path:
             return python
         shutil.rmtree(target, ignore_errors=True)
         venv.EnvBuilder(with_pip=True, clear=True).create(target)
-        done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+        # requirements.txt is the whole closure (pip freeze): nothing else is resolved or fetched
+        done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
                                "-r", str(requirements)], capture_output=True, text=True, timeout=900)
         if done.returncode != 0:
             shutil.rmtree(target, ignore_errors=True)
