@@ -38,6 +38,32 @@ def cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def burn(rounds: int) -> int:
+    """Pure CPU work, no memory to speak of: what parallel processes gain on this machine now."""
+    total = 0
+    for number in range(rounds):
+        total += number * number
+    return total
+
+
+def machine_ratio(jobs: int) -> float:
+    """Serial time over the time in ``jobs`` processes of the same pure CPU work."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    work = [1_000_000] * (4 * jobs)
+    _, serial = timed(lambda: [burn(rounds) for rounds in work])
+    with ProcessPoolExecutor(jobs) as pool:
+        _, parallel = timed(lambda: list(pool.map(burn, work)))
+    return serial / parallel
+
+
+def measured(function, *args, **kwargs):
+    """The result, wall seconds and CPU seconds (of every process that ended) of one run."""
+    before = cpu()
+    result, seconds = timed(function, *args, **kwargs)
+    return result, seconds, cpu() - before
+
+
 def timed(function, *args, **kwargs):
     started = time.perf_counter()
     result = function(*args, **kwargs)
@@ -57,18 +83,18 @@ def main() -> None:
         paths = write_fleet(folder, args.sessions)
         megabytes = sum(path.stat().st_size for path in paths) / 1e6
         paths_arg = [str(folder)]
-        used = [cpu()]
-        serial, serial_s = timed(analyze_many, paths_arg, grouping="file", jobs=1)
-        used.append(cpu())
-        parallel, jobs_s = timed(analyze_many, paths_arg, grouping="file", jobs=args.jobs)
-        used.append(cpu())
+        calibration = [machine_ratio(args.jobs)]
+        serial, serial_s, serial_cpu = measured(analyze_many, paths_arg, grouping="file", jobs=1)
+        parallel, jobs_s, jobs_cpu = measured(analyze_many, paths_arg, grouping="file", jobs=args.jobs)
+        calibration.append(machine_ratio(args.jobs))
         cluster_started = time.perf_counter()
         with LocalCluster(n_workers=args.jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
                           dashboard_address=None) as cluster:
             startup_s = time.perf_counter() - cluster_started
+            before = cpu()
             spread, dask_s = timed(analyze_many, paths_arg, grouping="file", engine="dask",
                                    scheduler=cluster.scheduler_address)
-        used.append(cpu())  # the cluster's start and stop included
+        dask_cpu = cpu() - before  # the workers' CPU counts once they have ended, with their stopping
         expected = machine.to_json(serial)
         assert machine.to_json(parallel) == expected, "--jobs differs from the serial run"
         assert machine.to_json(spread) == expected, "the Dask cluster differs from the serial run"
@@ -81,12 +107,12 @@ def main() -> None:
     # a shared machine's other work takes cores from the parallel runs: say how busy it was
     print(f"load average at the start: {load:.1f} (a ratio near {args.jobs}x needs it well below {cores()})")
     print(f"{'engine':<34} {'seconds':>8} {'sessions/s':>11} {'speed-up':>9} {'CPU s':>7}")
-    runs = (("serial (--jobs 1)", serial_s), (f"--jobs {args.jobs}", jobs_s),
-            (f"dask LocalCluster, {args.jobs} workers", dask_s))
-    for (name, seconds), before, after in zip(runs, used[:-1], used[1:], strict=True):
-        print(f"{name:<34} {seconds:8.2f} {len(paths) / seconds:11.1f} {serial_s / seconds:8.2f}x "
-              f"{after - before:7.2f}")
-    print(f"(the cluster took {startup_s:.2f} s to start, not counted)")
+    runs = (("serial (--jobs 1)", serial_s, serial_cpu), (f"--jobs {args.jobs}", jobs_s, jobs_cpu),
+            (f"dask LocalCluster, {args.jobs} workers", dask_s, dask_cpu))
+    for name, seconds, cpu_seconds in runs:
+        print(f"{name:<34} {seconds:8.2f} {len(paths) / seconds:11.1f} {serial_s / seconds:8.2f}x {cpu_seconds:7.2f}")
+    print(f"(the cluster took {startup_s:.2f} s to start, not counted; pure CPU work in {args.jobs} processes gained "
+          f"{calibration[0]:.2f}x before these runs and {calibration[1]:.2f}x after --jobs: what the machine allowed)")
     print(f"export to Parquet, --jobs {args.jobs}: {export_s:.2f} s, {len(paths) / export_s:.1f} sessions/s, "
           f"{megabytes / export_s:.2f} MB/s; {export_s / jobs_s:.2f}x the analysis alone "
           f"({megabytes / jobs_s:.2f} MB/s)")
