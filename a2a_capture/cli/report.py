@@ -68,7 +68,7 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
     walkthrough.refuse_repeats(files)
     analysis = analyze_sessions(grouped, settings.load(), **sessions)
     model = walkthrough.build(files, analysis, whole=whole, title=title, accepted=accepted,
-                              only_flagged=only_flagged, show_secrets=show_secrets)
+                              only_flagged=only_flagged, show_secrets=show_secrets, verbatim=listings)
     kind = "summary" if summary else "listings" if listings else output_format
     text = render.render(model, kind, templates)
     with open(output, "w", encoding="utf-8") as stream:

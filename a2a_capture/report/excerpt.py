@@ -8,6 +8,7 @@ was kept, as the manual's notes do.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -51,6 +52,9 @@ TOP_LEVEL = {"id": "the ids", "message": "the error message", "error": "the erro
 _KEY = re.compile(r'^(\s*)"([^"]+)"\s*:')
 _PAIR = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)')
 _SHORT = 14  # a body of this many lines or fewer is shown whole
+_LAYOUT_LIMIT = 1 << 20  # bodies longer than this are cut inside their line instead of laid out
+#: notes the recorder writes about its own work
+RECORDER_NOTE = re.compile(r"^a2a-capture ")
 _LONG_LINE = 110
 
 
@@ -65,6 +69,9 @@ class Listing:
     later: list[tuple[int, int, str]] = field(default_factory=list)  # (first, last frame, block label)
     elsewhere: int | None = None  # the exchange whose stream this block's trailing frames continue
     long_values: list[tuple[str, int, int]] = field(default_factory=list)  # (key, kept, length)
+    layout: bool = False  # lay one-line JSON bodies out for reading
+    laid_out: bool = False
+    recorder_notes: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -72,17 +79,22 @@ class Listing:
 
 
 def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | None = None,
-            late: list[Exchange] | None = None) -> tuple[Listing, str]:
+            late: list[Exchange] | None = None, layout: bool = False) -> tuple[Listing, str]:
     """The excerpt of an exchange and the note that goes with it.
 
+    ``layout``: a one-line JSON body (as recorders write them) is laid out on several lines
+    for reading, and the note says so; without it every kept line is the capture's own.
     ``late`` are the later blocks that show more frames of this exchange's stream (the kit
     writes them after the exchange that happened meanwhile): they are listed here, where
     the stream belongs, with their notes, and left out of the block that carries them.
     """
-    out = Listing()
+    out = Listing(layout=layout)
     out.lines.append(_header_line(exchange))
     for note in exchange.notes:
-        out.lines.append(f"# {note}")
+        if layout and RECORDER_NOTE.match(note):  # the recorder's account of its own work goes in the note
+            out.recorder_notes.append(note)
+        else:
+            out.lines.append(f"# {note}")
     _message(out, exchange.request, _start_line(exchange.request), whole, extra_keys)
     for note in exchange.response_notes:
         out.lines += ["", f"# {note}"]
@@ -141,7 +153,21 @@ def _message(out: Listing, message: Message, start: str, whole: bool, extra: set
     elif whole:
         out.lines += text.splitlines()
     else:
+        if out.layout:
+            text = _laid_out(out, text)
         _body(out, text, extra)
+
+
+def _laid_out(out: Listing, text: str) -> str:
+    """A long one-line JSON body on several lines, two-space indented, as the kit writes JSON."""
+    if "\n" in text.strip() or len(text) <= _LONG_LINE or len(text) > _LAYOUT_LIMIT:
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    out.laid_out = True
+    return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def _body(out: Listing, text: str, extra: set[str] | None) -> None:
@@ -317,7 +343,9 @@ def _cut_line(out: Listing, line: str, extra: set[str] | None) -> str:
 
 
 def _note_keys(out: Listing, line: str) -> None:
-    for key, _ in _PAIR.findall(line):
+    for key, value in _PAIR.findall(line):
+        if key in STRING_ONLY and not value.startswith('"'):
+            continue
         name = FOCUS.get(key) or TOP_LEVEL.get(key)
         if name and name not in out.kept:
             out.kept.append(name)
@@ -347,6 +375,11 @@ def _note(exchange: Exchange, out: Listing) -> str:
         sentences.append(f"{span} after exchange {label} in the file, where the stream went on.")
     for key, kept, length in out.long_values[:2]:
         sentences.append(f"The {key} value is cut after {kept} of its {length} characters.")
+    if out.laid_out:
+        sentences.append("The JSON is one line in the capture and is laid out here for reading.")
+    for note in out.recorder_notes:
+        sentence = "The recorder " + note.removeprefix("a2a-capture ").rstrip(".")
+        sentences.append(sentence + ".")
     if out.elsewhere is not None:
         sentences.append(f"The frames after it belong to the stream of exchange {out.elsewhere} "
                          "and are listed there.")

@@ -20,7 +20,7 @@ MAX_MERMAID = 150
 STATE_COLOURS = {
     "TASK_STATE_SUBMITTED": "#6e6e6e", "TASK_STATE_WORKING": "#1f66c2", "TASK_STATE_INPUT_REQUIRED": "#9a5b00",
     "TASK_STATE_AUTH_REQUIRED": "#8a3fb0", "TASK_STATE_COMPLETED": "#23803e", "TASK_STATE_FAILED": "#c02828",
-    "TASK_STATE_CANCELED": "#4d4d4d", "TASK_STATE_REJECTED": "#8c2222", "TASK_STATE_UNSPECIFIED": "#777777",
+    "TASK_STATE_CANCELED": "#4d4d4d", "TASK_STATE_REJECTED": "#8c2222", "TASK_STATE_UNSPECIFIED": "#6b6b6b",
 }
 #: one letter per state, drawn in its bar, so states differ by more than colour
 STATE_LETTERS = {
@@ -194,7 +194,8 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
             parts.append(f'<a href="#{escape(mark.anchor)}" aria-label="{escape(task[:8])} {escape(name)}">'
                          f'<rect x="{x0:.1f}" y="{y}" width="{x1 - x0:.1f}" height="18" fill="{colour}">'
                          f'<title>{escape(name)}</title></rect>'
-                         f'<text x="{x0 + 3:.1f}" y="{y + 13}" class="state">{escape(inner) if x1 - x0 >= 10 else ""}'
+                         f'<text x="{(x0 + x1) / 2:.1f}" y="{y + 13}" text-anchor="middle" class="state">'
+                         f'{escape(inner) if x1 - x0 >= 10 else ""}'
                          '</text></a>')
     legend_y = height - 12
     for index, (state, colour) in enumerate(list(STATE_COLOURS.items())[:8]):

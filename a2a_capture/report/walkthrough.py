@@ -164,8 +164,12 @@ def refuse_repeats(files: list[str]) -> None:
 
 def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = False,
           title: str | None = None, accepted=None, only_flagged: bool = False,
-          show_secrets: bool = False) -> ReportModel:
-    """The report of one session. ``accepted``: a baseline's counts, to mark the findings it lacks."""
+          show_secrets: bool = False, verbatim: bool = False) -> ReportModel:
+    """The report of one session. ``accepted``: a baseline's counts, to mark the findings it lacks.
+
+    ``verbatim``: every kept listing line is the capture's own, as documentation listings
+    need (otherwise one-line JSON bodies are laid out for reading).
+    """
     files = [os.fspath(path) for path in paths]
     refuse_repeats(files)
     analysis = analysis or analyze(files)
@@ -210,7 +214,8 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
             here = views_by_place.get((file, exchange.label), [])
             focus = set().union(*(RULE_FOCUS.get(f.rule, set()) for f in here)) if here else None
             own_late = [exchange] if exchange.late_body and exchange.late_stream not in streams else []
-            text, note = listing(exchange, whole=whole, extra_keys=focus, late=late_for.get(position) or own_late)
+            text, note = listing(exchange, whole=whole, extra_keys=focus, late=late_for.get(position) or own_late,
+                                 layout=not verbatim)
             facts = explain(call)
             if facts:
                 note = f"{note} {' '.join(facts)}"
@@ -298,7 +303,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
 
 def _mark(tasks, task: str, state: str, order: int, at: float | None, place: str, where: str) -> None:
     seen = tasks[task]
-    if seen and seen[-1].state == state and seen[-1].anchor == place:
+    if seen and seen[-1].state == state:  # a poll that finds the same state draws no new bar
         return
     seen.append(svg.Mark(order=order, at=at, state=state, anchor=place, where=where))
 
