@@ -20,13 +20,13 @@ from a2a_capture.cli.sessions import session_options
                    "($.params.configuration.taskPushNotificationConfig.token=…), a query parameter as ?NAME. "
                    "Or set A2A_CAPTURE_SECRET_<PLACE> (AUTHORIZATION, "
                    "PARAMS_CONFIGURATION_TASKPUSHNOTIFICATIONCONFIG_TOKEN, QUERY_KEY). Never written out.")
-@click.option("--speed", type=float, default=1.0, show_default=True,
-              help="Keep the recorded gaps between calls, this many times shorter.")
+@click.option("--speed", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              metavar="N", help="Keep the recorded gaps between calls, this many times shorter.")
 @click.option("--no-delay", is_flag=True, help="Send each call as soon as the previous one ends.")
-@click.option("--wait-for-state", type=float, default=5.0, show_default=True, metavar="SECONDS",
+@click.option("--wait-for-state", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
               help="A task read (GetTask, ListTasks, SubscribeToTask) that finds the task behind the recorded "
                    "state asks again, for at most this long (0: never).")
-@click.option("--wait-for-webhooks", type=float, default=5.0, show_default=True, metavar="SECONDS",
+@click.option("--wait-for-webhooks", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
               help="After the last call, wait this long at most for as many webhooks as were recorded.")
 @click.option("--webhook-listen", metavar="HOST:PORT", default="127.0.0.1:0", show_default=True,
               help="Where replay takes the agents' webhooks (port 0: a free one); push configs are pointed there.")

@@ -131,8 +131,10 @@ def replay(capture: Capture, targets: dict[str, str], secrets: dict[str, str] | 
         if hooks:
             receiver.wait_for(len(hooks), options.wait_for_webhooks)
     received = list(receiver.received)
+    spelled = {name.lower(): name for hook in hooks for name, _ in hook.request.headers}
     for number, hook in enumerate(received, 1):
         hook.number = number
+        hook.request.headers = [(spelled.get(name, name), value) for name, value in hook.request.headers]
     exchanges = sorted(exchanges + received, key=lambda e: e.meta.start or "")
     notes = [f"replayed from a capture with {len(capture.exchanges)} exchanges"]
     if session.pointed:
