@@ -34,3 +34,18 @@ class CaptureFormatError(A2ACaptureError):
         if self.found is not None:
             message += f", found {self.found}"
         return message
+
+
+class EmptyCaptureError(A2ACaptureError):
+    """A gate was asked to pass a capture that holds no exchange: nothing was checked."""
+
+    def __init__(self, paths) -> None:
+        super().__init__(f"no exchange in {', '.join(map(str, paths))}: nothing was recorded, so nothing was "
+                         f"checked (the client may have bypassed the recorder); pass --allow-empty if that "
+                         f"is expected")
+
+
+def require_exchanges(analysis, paths, allow_empty: bool = False) -> None:
+    """Refuse to gate on nothing: an analysis of no exchange is an error unless allowed."""
+    if not allow_empty and analysis.summary.exchanges == 0:
+        raise EmptyCaptureError(paths)

@@ -9,6 +9,7 @@ import click
 
 from a2a_capture.cli.base import main
 from a2a_capture.cli.sessions import session_options
+from a2a_capture.errors import require_exchanges
 
 
 @main.command("analyze")
@@ -22,24 +23,29 @@ from a2a_capture.cli.sessions import session_options
 @click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
               help="Write the output to a file instead of standard output.")
-def analyze_command(files, output_format, fail_on, select, ignore, output, sessions):
+@click.option("--allow-empty", is_flag=True,
+              help="Pass captures with no exchange (by default an error, exit 2, unless --fail-on never).")
+def analyze_command(files, output_format, fail_on, select, ignore, output, allow_empty, sessions):
     """Find wasted round trips in capture FILES (or folders of .http files), read as one session
     in the order given; with --each-file or --each-folder, as many independent sessions,
     analyzed in parallel and reported in the order given.
 
-    Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for usage errors
-    and unreadable captures. Rules are listed in docs/rules.md; silence one for one
-    exchange with a note `# a2a-capture: ignore[RULE]`, or per project under
-    [tool.a2a-capture] in pyproject.toml (select, ignore, per-file-ignores).
+    Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for usage errors,
+    unreadable captures and captures with no exchange (unless --allow-empty). Rules are
+    listed in docs/rules.md; silence one for one exchange with a note
+    `# a2a-capture: ignore[RULE]`, or per project under [tool.a2a-capture] in pyproject.toml
+    (select, ignore, per-file-ignores).
     """
     from a2a_capture.analyze import config as settings
     from a2a_capture.batch.analysis import analyze_many
     from a2a_capture.report import machine
 
     configuration = settings.load().merged(select, ignore)
+    allow_empty = allow_empty or fail_on == "never"
     if output_format == "text" and _one_local_session(sessions, files):
-        sys.exit(_stream_text(files, configuration, fail_on, output))
+        sys.exit(_stream_text(files, configuration, fail_on, output, allow_empty))
     analysis = analyze_many(files, configuration, **sessions)
+    require_exchanges(analysis, files, allow_empty)
     rendered = {
         "text": lambda: machine.text(analysis),
         "json": lambda: machine.to_json(analysis),
@@ -64,7 +70,7 @@ def _one_local_session(sessions: dict, files) -> bool:
     return sessions["grouping"] == "all" and sessions["engine"] == "local" and not any(map(is_url, files))
 
 
-def _stream_text(files, configuration, fail_on: str, output: str | None) -> int:
+def _stream_text(files, configuration, fail_on: str, output: str | None, allow_empty: bool) -> int:
     """Text findings written as they are found: memory stays flat on a long session."""
     from a2a_capture.analyze.engine import analyze
     from a2a_capture.batch.sessions import group
@@ -81,4 +87,5 @@ def _stream_text(files, configuration, fail_on: str, output: str | None) -> int:
         if sum(analysis.summary.findings_by_rule.values()):
             stream.write("\n")
         stream.write("\n".join(machine.summary_lines(analysis)) + "\n")
+    require_exchanges(analysis, files, allow_empty)
     return 1 if failing else 0

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-from a2a_capture.cli.base import main
+from a2a_capture.cli.base import USAGE_ERROR, main
 
 
 @main.command("record")
@@ -22,7 +24,14 @@ from a2a_capture.cli.base import main
               help="Trust agents whose TLS certificate this CA (PEM) signed, such as a self-signed gRPC agent's.")
 @click.option("--upstream-insecure", is_flag=True,
               help="Do not check agents' TLS certificates at all (development only).")
-def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards, upstream_trust, upstream_insecure):
+@click.option("--check", is_flag=True, help="With a COMMAND: analyze the capture after it and fail on findings.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]),
+              help="With a COMMAND: analyze after it and fail on findings at least this severe (implies --check; "
+                   "default warning).")
+@click.option("--allow-empty", is_flag=True, help="With a COMMAND: let a recording with no exchange pass.")
+@click.argument("client_command", nargs=-1, metavar="[-- COMMAND ARGS...]", type=click.UNPROCESSED)
+def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards, upstream_trust, upstream_insecure,
+                   check, fail_on, allow_empty, client_command):
     """Record live A2A traffic through mitmdump into a capture file.
 
     \b
@@ -30,6 +39,11 @@ def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards, 
       a2a-capture record --agent http://127.0.0.1:41241 --listen 127.0.0.1:51241 -o session.http
     Forward proxy mode:
       a2a-capture record --proxy 127.0.0.1:8080 -o session.http
+    Around one client run (CI): start, wait for the listeners, run COMMAND, stop, exit with
+    its status; the command finds the proxy in HTTP_PROXY/HTTPS_PROXY, or the listener URLs
+    in A2A_CAPTURE_LISTENERS (space-separated, in --agent order):
+      a2a-capture record --agent http://127.0.0.1:41241 --listen 127.0.0.1:51241 \\
+        -o session.http --check -- python -m my_client
     gRPC agents are recorded too: plaintext (h2c) as they come, and over TLS with
     --upstream-trust for an agent certificate no public CA signed.
     """
@@ -40,5 +54,31 @@ def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards, 
     pairs = [(runner.parse_agent(url), runner.Listener.parse(where, "--listen"))
              for url, where in zip(agents, listens, strict=True)]
     listener = runner.Listener.parse(proxy, "--proxy") if proxy else None
-    runner.run(output, pairs, listener, redact=not no_redact, rewrite_cards=not no_rewrite_cards,
-               upstream_trust=upstream_trust, upstream_insecure=upstream_insecure, echo=click.echo)
+    options = dict(redact=not no_redact, rewrite_cards=not no_rewrite_cards, upstream_trust=upstream_trust,
+                   upstream_insecure=upstream_insecure, echo=lambda line: click.echo(line, err=True),
+                   warn=lambda line: click.echo(line, err=True))
+    if not client_command:
+        if check or fail_on or allow_empty:
+            raise click.UsageError("--check, --fail-on and --allow-empty go with a command: record ... -- COMMAND")
+        runner.run(output, pairs, listener, **options)
+        return
+    status, written = runner.run_command(list(client_command), output, pairs, listener, **options)
+    if status != 0:
+        sys.exit(status if status > 0 else 128 - status)  # killed by a signal: the shell's convention
+    if not written and not allow_empty:
+        sys.exit(USAGE_ERROR)  # the warning said why; a CI step must not pass on nothing
+    if check or fail_on:
+        sys.exit(_analyze(output, fail_on or "warning", allow_empty))
+
+
+def _analyze(output: str, fail_on: str, allow_empty: bool) -> int:
+    """The findings of the recorded capture, as `analyze` prints them; 1 when one reaches ``fail_on``."""
+    from a2a_capture.analyze import config as settings
+    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.errors import require_exchanges
+    from a2a_capture.report import machine
+
+    analysis = analyze([output], settings.load())
+    require_exchanges(analysis, [output], allow_empty)
+    click.echo(machine.text(analysis))
+    return 1 if any(machine.at_or_above(f, fail_on) for f in analysis.findings) else 0

@@ -117,10 +117,11 @@ def diff_command(old, new, keys):
 @click.option("--update-baseline", is_flag=True, help="Accept the current findings: write them to the baseline.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
               help="Only findings at least this severe can fail the check.")
-def check_command(paths, baseline_path, update_baseline, fail_on, sessions):
+@click.option("--allow-empty", is_flag=True, help="Pass a capture with no exchange (by default an error, exit 2).")
+def check_command(paths, baseline_path, update_baseline, fail_on, allow_empty, sessions):
     """The CI gate: analyze PATHS (files, or folders of .http files) and fail on new findings."""
     from a2a_capture.analyze import config as settings
     from a2a_capture.replay import gate
 
     verdict(gate.check(paths, baseline_path, update=update_baseline, fail_on=fail_on, config=settings.load(),
-                       **sessions))
+                       allow_empty=allow_empty, **sessions))

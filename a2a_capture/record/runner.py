@@ -121,10 +121,39 @@ def wait_until_listening(listeners: list[Listener], process: subprocess.Popen, t
             time.sleep(0.05)
 
 
-def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, redact: bool = True,
-        rewrite_cards: bool = True, upstream_trust: str | None = None, upstream_insecure: bool = False,
-        echo=print) -> int:
-    """Record until Ctrl-C or SIGTERM; returns how many exchanges were written."""
+@dataclass
+class Recording:
+    """A running mitmdump with the addon, and what is needed to stop it and say what it wrote."""
+
+    output: str
+    agents: list[tuple[str, Listener]]
+    proxy: Listener | None
+    process: subprocess.Popen
+    before: int
+
+    @property
+    def listener_urls(self) -> list[str]:
+        return [f"http://{listener}" for _, listener in self.agents]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)  # mitmdump writes what is in flight and runs done()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def written(self) -> int:
+        from a2a_capture.capture import iter_exchanges
+
+        return sum(1 for _ in iter_exchanges(self.output)) - self.before
+
+
+def start(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, redact: bool = True,
+          rewrite_cards: bool = True, upstream_trust: str | None = None, upstream_insecure: bool = False,
+          ) -> Recording:
+    """Check what can be checked, start mitmdump, and return once every listener accepts connections."""
     from a2a_capture.capture import iter_exchanges
 
     if not agents and proxy is None:
@@ -138,6 +167,36 @@ def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None,
         raise RecordError(f"--upstream-trust {upstream_trust}: no such file (expected a CA certificate in PEM)")
     process = subprocess.Popen(command(output, agents, proxy, redact=redact, rewrite_cards=rewrite_cards,
                                        upstream_trust=upstream_trust, upstream_insecure=upstream_insecure))
+    recording = Recording(output, agents, proxy, process, before)
+    try:
+        wait_until_listening(listeners, process)
+    except BaseException:
+        recording.stop()
+        raise
+    return recording
+
+
+def empty_warning(recording: Recording) -> str:
+    """What an empty recording most likely means, and the fix."""
+    if recording.proxy is not None:
+        return (f"a2a-capture: warning: no exchange was recorded: the client did not use the proxy at "
+                f"{recording.proxy}. Many clients ignore HTTP_PROXY (Node's built-in fetch does): give the "
+                f"client the proxy explicitly, or record in reverse mode with --agent URL --listen HOST:PORT")
+    return (f"a2a-capture: warning: no exchange was recorded: no client called "
+            f"{' or '.join(recording.listener_urls)}; point the client at the listener, not at the agent")
+
+
+def _finish(recording: Recording, echo, warn) -> int:
+    written = recording.written()
+    echo(f"wrote {written} exchange{'s' if written != 1 else ''} to {recording.output}")
+    if not written:
+        warn(empty_warning(recording))
+    return written
+
+
+def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, echo=print,
+        warn=print, **options) -> int:
+    """Record until Ctrl-C or SIGTERM; returns how many exchanges were written."""
     stop = {"signal": None}
 
     def forward(signum, frame):
@@ -145,24 +204,67 @@ def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None,
 
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        wait_until_listening(listeners, process)
-        for upstream, listener in agents:
-            echo(f"recording {upstream} at http://{listener}")
-        if proxy is not None:
-            echo(f"recording as an HTTP proxy at {proxy} (point the client's proxy setting here)")
-        echo(f"writing to {output}; stop with Ctrl-C")
-        while process.poll() is None and stop["signal"] is None:
-            time.sleep(0.1)
+        recording = start(output, agents, proxy, **options)
+        try:
+            for upstream, listener in agents:
+                echo(f"recording {upstream} at http://{listener}")
+            if proxy is not None:
+                echo(f"recording as an HTTP proxy at {proxy} (point the client's proxy setting here)")
+            echo(f"writing to {output}; stop with Ctrl-C")
+            while recording.process.poll() is None and stop["signal"] is None:
+                time.sleep(0.1)
+        finally:
+            recording.stop()
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)  # mitmdump finishes flows and runs the addon's done()
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    written = sum(1 for _ in iter_exchanges(output)) - before
-    echo(f"wrote {written} exchange{'s' if written != 1 else ''} to {output}")
-    return written
+    return _finish(recording, echo, warn)
+
+
+#: where the command run inside a recording finds the listeners (reverse mode), in --agent order
+LISTENERS_VARIABLE = "A2A_CAPTURE_LISTENERS"
+
+
+def command_environment(recording: Recording, base: dict[str, str]) -> dict[str, str]:
+    """The command's environment: the proxy for --proxy, the listener URLs for reverse mode."""
+    env = dict(base)
+    if recording.proxy is not None:
+        url = f"http://{recording.proxy}"
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+            env[name] = url
+    if recording.agents:
+        env[LISTENERS_VARIABLE] = " ".join(recording.listener_urls)
+    return env
+
+
+def run_command(argv: list[str], output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *,
+                echo=print, warn=print, **options) -> tuple[int, int]:
+    """Record around one run of ``argv``: start, run it, stop when it ends.
+
+    Returns the command's exit status and how many exchanges were written. SIGTERM is passed
+    on to the command; Ctrl-C reaches it from the terminal, as it would without the recorder.
+    """
+    recording = start(output, agents, proxy, **options)
+    try:
+        try:
+            child = subprocess.Popen(argv, env=command_environment(recording, dict(os.environ)))
+        except OSError as error:
+            raise RecordError(f"cannot run {argv[0]}: {error.strerror or error}") from None
+
+        def forward(signum, frame):
+            child.send_signal(signum)
+
+        previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            while True:
+                try:
+                    status = child.wait()
+                    break
+                except KeyboardInterrupt:  # pragma: no cover - the handler above takes SIGINT
+                    continue
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+    finally:
+        recording.stop()
+    return status, _finish(recording, echo, warn)

@@ -52,13 +52,18 @@ def compare_sessions(old: str, new: str, extra_keys=()) -> Verdict:
 
 
 def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "warning",
-          config: Config | None = None, **sessions) -> Verdict:
+          config: Config | None = None, allow_empty: bool = False, **sessions) -> Verdict:
     """Analyze and compare with the accepted findings; with ``update``, accept the current ones.
+    A capture with no exchange fails (EmptyCaptureError) unless ``allow_empty``: a gate must
+    not pass on nothing.
 
     ``sessions`` says how the files form sessions and where they run (see batch.analysis)."""
     from a2a_capture.batch.analysis import analyze_many
+    from a2a_capture.errors import require_exchanges
 
-    findings = [f for f in analyze_many(paths, config, **sessions).findings if at_or_above(f, fail_on)]
+    analysis = analyze_many(paths, config, **sessions)
+    require_exchanges(analysis, paths, allow_empty)
+    findings = [f for f in analysis.findings if at_or_above(f, fail_on)]
     if update:
         baseline.dump(findings, baseline_path)
         return Verdict([f"accepted {len(findings)} findings into {baseline_path}"])
