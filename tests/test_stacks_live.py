@@ -13,7 +13,6 @@ that worked only because the agent is lenient is still reported, with wasted fal
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 
 import httpx
@@ -21,7 +20,7 @@ import pytest
 
 from a2a_capture.analyze.engine import analyze
 from tests import stacks
-from tests.live import Recorder, free_port
+from tests.live import Recorder, agent, free_port
 
 pytestmark = pytest.mark.live
 
@@ -167,40 +166,11 @@ def test_sdk13_client_on_an_sdk03_agent(tmp_path, stack):
     assert_triples("sdk13-on-sdk03", triples(output), {(3, "poll-terminal", True)})
 
 
-def reading_every_body(app):
-    """The app, reading each request body to its end before answering. A reference agent answers
-    404 to an unknown path without reading the body, and the recorder keeps a request body only
-    as far as it had arrived when the answer came (a fault reported with these sessions): read
-    first, these sessions record whole bodies every time."""
-    async def app_reading_first(scope, receive, send):
-        if scope["type"] != "http":
-            return await app(scope, receive, send)
-        received = [await receive()]
-        while received[-1]["type"] == "http.request" and received[-1].get("more_body"):
-            received.append(await receive())
-
-        async def replay():
-            return received.pop(0) if received else await receive()
-        await app(scope, replay, send)
-    return app_reading_first
-
-
-@contextlib.contextmanager
-def sdk13_agent(name: str):
-    """a2a-sdk 1.3's agent (tests/agents.py), with skill modes fasta2a's client requires."""
-    from tests.agents import build_app
-    from tests.live import serve
-
-    port = free_port()
-    with serve(reading_every_body(build_app(name, port, skill_modes=True)), port) as url:
-        yield url
-
-
 def test_fasta2a_client_on_an_sdk13_agent(tmp_path, stack):
     """fasta2a's client on a reference 1.0 agent that does not accept 0.3 names."""
     name = stack("fasta2a")
     output = tmp_path / "fasta2a-on-sdk13.http"
-    with sdk13_agent("reviewer") as upstream, Recorder(output, [(upstream, listen := free_port())]):
+    with agent("reviewer", skill_modes=True) as upstream, Recorder(output, [(upstream, listen := free_port())]):
         result = stacks.client(name, f"http://127.0.0.1:{listen}")
     # fasta2a's client joins "/" to the interface URL: /a2a/jsonrpc/, which this agent does not serve
     assert result == {"task": None, "answers": [404]}
@@ -254,7 +224,7 @@ def test_python_a2a_client_on_an_sdk13_agent(tmp_path, stack):
     no card, and its tasks/send posts to guessed endpoints all fail."""
     name = stack("python_a2a")
     output = tmp_path / "python-a2a-on-sdk13.http"
-    with sdk13_agent("reviewer") as upstream, Recorder(output, [(upstream, listen := free_port())]):
+    with agent("reviewer", skill_modes=True) as upstream, Recorder(output, [(upstream, listen := free_port())]):
         reply = stacks.client(name, f"http://127.0.0.1:{listen}")["reply"]
     assert reply.startswith("Failed to communicate with agent"), reply
     assert_triples("python-a2a-on-sdk13", triples(output), {
