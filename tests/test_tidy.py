@@ -78,3 +78,12 @@ def test_tidy_of_kit_07_keeps_the_stream_and_masks_the_token(kit, tmp_path):
     assert "# The same stream continues." in text
     assert [e.title for e in read_capture(out).exchanges] == ["SendStreamingMessage: deploy to staging",
                                                               "operator approves"]
+
+
+def test_the_documentation_examples_read_as_they_should():
+    docs = ROOT / "docs"
+    tidy_example = read_capture(docs / "example-tidy.http")
+    assert tidy_example.exchanges and "#@" not in (docs / "example-tidy.http").read_text()
+    assert len((docs / "example-summary.md").read_bytes()) < 64 * 1024
+    listings = (docs / "example-listings.md").read_text()
+    assert listings.count("```listing\ntitle: ") == listings.count("\nnote: Exchange ") > 0
