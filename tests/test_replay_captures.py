@@ -39,8 +39,10 @@ def replay(path, agents, *extra: str):
     targets = [arg for name, url in agents.items() for arg in ("--target", f"{name}={url}")]
     secrets = [arg for place, value in SECRETS.items() for arg in ("--secret", f"{place}={value}")]
     # the polling session waits 0.25 s between polls: four times faster keeps the test short,
-    # and --wait-for-state (on by default) lets the last poll reach the recorded ending
-    return run("replay", str(path), *targets, *secrets, "--speed", "4", *extra)
+    # and --wait-for-state lets the last poll reach the recorded ending (generous bounds: a
+    # loaded machine slows the agents, and the waits end as soon as what was recorded arrives)
+    return run("replay", str(path), *targets, *secrets, "--speed", "4", "--wait-for-state", "30",
+               "--wait-for-webhooks", "30", *extra)
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.stem)
