@@ -91,6 +91,10 @@ def test_grpc_session_is_recorded_read_analyzed_and_reported(tmp_path, browser):
     for rule in ("poll-terminal", "capability-push", "version-header-missing"):
         assert rule in text
     assert "SendStreamingMessage" in text and task_id[:8] in text
+    # each exchange listed as the capture shows it: messages as JSON, the status by name
+    assert "grpc message 1 · lf.a2a.v1.TaskPushNotificationConfig" in text and "grpc bytes …" in text
+    assert "grpc status · FAILED_PRECONDITION (9) · PUSH_NOTIFICATION_NOT_SUPPORTED" in text
+    assert '"state": "TASK_STATE_COMPLETED"' in text and SECRET not in text
     page.close()
 
 

@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from a2a_capture.capture import grpc
 from a2a_capture.capture.models import Exchange, Message, Request, Response
 
 CUT = "…"
@@ -19,7 +20,7 @@ CUT = "…"
 #: headers worth showing: they decide how A2A reads the call
 KEPT_HEADERS = {"host", "content-type", "a2a-version", "a2a-extensions", "authorization", "accept",
                 "if-none-match", "if-modified-since", "etag", "last-modified", "cache-control", "location",
-                "www-authenticate", "x-a2a-notification-token"}
+                "www-authenticate", "x-a2a-notification-token", "grpc-status", "grpc-message"}
 
 #: JSON keys worth showing, and what the note calls them
 FOCUS = {
@@ -95,12 +96,13 @@ def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | N
             out.recorder_notes.append(note)
         else:
             out.lines.append(f"# {note}")
-    _message(out, exchange.request, _start_line(exchange.request), whole, extra_keys)
+    target = exchange.request.target
+    _message(out, exchange.request, _start_line(exchange.request), whole, extra_keys, (target, "request"))
     for note in exchange.response_notes:
         out.lines += ["", f"# {note}"]
     if exchange.response is not None:
         out.lines.append("")
-        _message(out, exchange.response, _status_line(exchange.response), whole, extra_keys)
+        _message(out, exchange.response, _status_line(exchange.response), whole, extra_keys, (target, "response"))
     for note in exchange.trailing_notes:
         out.lines += ["", f"# {note}"]
     for block in late or []:
@@ -131,7 +133,8 @@ def _status_line(response: Response) -> str:
     return f"HTTP/{response.http_version} {response.status}{reason}"
 
 
-def _message(out: Listing, message: Message, start: str, whole: bool, extra: set[str] | None) -> None:
+def _message(out: Listing, message: Message, start: str, whole: bool, extra: set[str] | None,
+             grpc_call: tuple[str, str]) -> None:
     out.lines.append(start)
     cut_run = False
     for name, value in message.headers:
@@ -141,6 +144,9 @@ def _message(out: Listing, message: Message, start: str, whole: bool, extra: set
         elif not cut_run:
             out.lines.append(CUT)
             out.cut = cut_run = True
+    if message.is_grpc and message.grpc_frames is not None:
+        _grpc(out, message, *grpc_call, whole, extra)
+        return
     if not message.body:
         return
     out.lines.append("")
@@ -168,6 +174,27 @@ def _laid_out(out: Listing, text: str) -> str:
         return text
     out.laid_out = True
     return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _grpc(out: Listing, message: Message, target: str, direction: str, whole: bool, extra: set[str] | None) -> None:
+    """gRPC messages as the capture shows them: each one's view (its JSON, cut like a body),
+    its bytes only in a whole listing; then the status paragraph of a response."""
+    frames = message.grpc_frames or []
+    views = message.grpc_views if len(message.grpc_views) == len(frames) else grpc.message_views(target, direction,
+                                                                                                 frames)
+    for view, one in zip(views, frames, strict=True):
+        out.lines += ["", view[0]]
+        if whole:
+            out.lines += [*view[1:], *(line.decode() for line in grpc.bytes_lines(one))]
+            continue
+        if len(view) > 1:
+            _body(out, "\n".join(view[1:]), extra)
+        out.lines.append(grpc.BYTES_PREFIX.decode() + CUT)
+        out.cut = True
+    if isinstance(message, Response) and (message.trailers or message.grpc_value("grpc-status") is not None):
+        out.lines += ["", message.grpc_status_view or grpc.status_view(message.headers, message.trailers)]
+        out.lines += [f"{name}: {value}" if whole or len(value) < _LONG_LINE else f"{name}: {CUT}"
+                      for name, value in message.trailers]
 
 
 def _body(out: Listing, text: str, extra: set[str] | None) -> None:
