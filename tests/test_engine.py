@@ -82,3 +82,22 @@ def test_the_streamed_text_is_the_text_of_the_whole_analysis():
     captures = sorted(str(path) for path in (ROOT / "captures").glob("*.http"))
     streamed = run("analyze", "--fail-on", "never", *captures).stdout.decode()
     assert streamed == machine.text(analyze(captures)) + "\n"
+
+
+def test_live_analysis_reads_what_was_appended_once_it_stops_growing(tmp_path):
+    from a2a_capture.record.live import LiveAnalysis
+
+    path = tmp_path / "growing.http"
+    path.write_bytes(b"")
+    printed: list[str] = []
+    live = LiveAnalysis(str(path), printed.append)
+    with open(path, "a") as stream:
+        stream.write(fetch_card(1, response_headers=['ETag: "a"']) + "\n")
+    assert live.poll() == 0  # it grew since the last look: maybe still being written
+    assert live.poll() == 1 and printed == []
+    with open(path, "a") as stream:
+        stream.write(fetch_card(2) + "\n")
+    live.poll()
+    assert live.poll() == 1
+    assert [line.split(": ")[1].split()[:3] for line in printed] == [["warning", "card-refetch", "[wasted]"]]
+    assert live.poll(final=True) == 0

@@ -29,9 +29,11 @@ from a2a_capture.cli.base import USAGE_ERROR, main
               help="With a COMMAND: analyze after it and fail on findings at least this severe (implies --check; "
                    "default warning).")
 @click.option("--allow-empty", is_flag=True, help="With a COMMAND: let a recording with no exchange pass.")
+@click.option("--live", is_flag=True,
+              help="Analyze as you record: print each finding on stderr as soon as its exchange is written.")
 @click.argument("client_command", nargs=-1, metavar="[-- COMMAND ARGS...]", type=click.UNPROCESSED)
 def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards, upstream_trust, upstream_insecure,
-                   check, fail_on, allow_empty, client_command):
+                   check, fail_on, allow_empty, live, client_command):
     """Record live A2A traffic through mitmdump into a capture file.
 
     \b
@@ -60,8 +62,11 @@ def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards, 
     if not client_command:
         if check or fail_on or allow_empty:
             raise click.UsageError("--check, --fail-on and --allow-empty go with a command: record ... -- COMMAND")
-        runner.run(output, pairs, listener, **options)
+        runner.run(output, pairs, listener, live=(lambda text: click.echo(text, err=True)) if live else None,
+                   **options)
         return
+    if live:
+        raise click.UsageError("--live goes with an interactive recording; with a COMMAND, use --check")
     status, written = runner.run_command(list(client_command), output, pairs, listener, **options)
     if status != 0:
         sys.exit(status if status > 0 else 128 - status)  # killed by a signal: the shell's convention

@@ -194,15 +194,28 @@ def _finish(recording: Recording, echo, warn) -> int:
     return written
 
 
+def _live(output: str, echo):
+    """`record --live`: the analysis that prints each finding as its exchange is written."""
+    if echo is None:
+        return None
+    from a2a_capture.analyze import config as settings
+    from a2a_capture.record.live import LiveAnalysis
+
+    return LiveAnalysis(output, echo, settings.load())
+
+
 def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, echo=print,
-        warn=print, **options) -> int:
-    """Record until Ctrl-C or SIGTERM; returns how many exchanges were written."""
+        warn=print, live=None, **options) -> int:
+    """Record until Ctrl-C or SIGTERM; returns how many exchanges were written.
+
+    ``live``: where to print each finding as its exchange is written (`record --live`)."""
     stop = {"signal": None}
 
     def forward(signum, frame):
         stop["signal"] = signum
 
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    watch = None
     try:
         recording = start(output, agents, proxy, **options)
         try:
@@ -211,13 +224,18 @@ def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None,
             if proxy is not None:
                 echo(f"recording as an HTTP proxy at {proxy} (point the client's proxy setting here)")
             echo(f"writing to {output}; stop with Ctrl-C")
+            watch = _live(output, live)
             while recording.process.poll() is None and stop["signal"] is None:
                 time.sleep(0.1)
+                if watch is not None:
+                    watch.poll()
         finally:
             recording.stop()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if watch is not None:
+        watch.poll(final=True)  # what mitmdump finished writing as it stopped
     return _finish(recording, echo, warn)
 
 

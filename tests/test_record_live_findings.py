@@ -1,0 +1,62 @@
+"""`record --live`: each finding is printed on stderr while the recording still runs."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+
+from a2a_capture.capture import read_capture
+from tests.live import ROOT, agent, free_port, wait_for_port
+
+pytestmark = pytest.mark.live
+
+
+def _lines(stream, into: queue.Queue) -> None:
+    for raw in iter(stream.readline, b""):
+        into.put(raw.decode())
+
+
+def _wait_for(lines: queue.Queue, seen: list[str], text: str, timeout: float = 20) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        seen.append(line)
+        if text in line:
+            return line
+    raise AssertionError(f"no {text!r} on stderr within {timeout} s; saw {seen}")
+
+
+def test_a_wasted_round_trip_is_printed_as_it_happens(tmp_path):
+    output, listen = tmp_path / "live.http", free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with agent("test-runner") as upstream:
+        process = subprocess.Popen([sys.executable, "-m", "a2a_capture.cli", "record", "--live", "--agent", upstream,
+                                    "--listen", f"127.0.0.1:{listen}", "-o", str(output)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=_lines, args=(process.stderr, lines), daemon=True).start()
+        seen: list[str] = []
+        try:
+            wait_for_port(listen)
+            card = f"http://127.0.0.1:{listen}/.well-known/agent-card.json"
+            httpx.get(card)
+            httpx.get(card)  # again, without If-None-Match: a wasted round trip
+            printed = _wait_for(lines, seen, "card-refetch")  # while the recorder still runs
+            assert process.poll() is None
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+    assert printed.startswith(f"{output}:2: warning card-refetch [wasted] ")
+    assert not any("card-refetch" in line for line in seen[:-1])  # once, for exchange 2 only
+    assert len(read_capture(output).exchanges) == 2
