@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
+from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.batch.analysis import analyze_many, join
 from a2a_capture.report import machine
@@ -81,6 +82,22 @@ def test_a_broken_capture_fails_the_same_way_in_parallel(kit, tmp_path):
     line = results[1].stderr.decode()
     assert line.startswith(f"a2a-capture: error: {tmp_path / 'b.http'}:2:") and line.count("\n") == 1
     assert b"Traceback" not in results[1].stderr
+
+
+def test_urls_read_as_the_files_they_name(kit, tmp_path):
+    """A URL's capture is copied to read it; results, messages and settings see the URL's path."""
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    for name in ("01-agent-cards.http", "11-errors.http"):
+        shutil.copy(kit / name, folder / name)
+    config = Config(per_file_ignores={"captures/11-*.http": {"task-unknown"}})
+    local = analyze_many([str(folder)], config)
+    remote = analyze_many([folder.as_uri()], config, jobs=1)
+    assert {f.rule for f in remote.findings} == {f.rule for f in local.findings}
+    assert "task-unknown" not in {f.rule for f in remote.findings}
+    assert [f.file for f in remote.findings] == [f.file.replace(str(tmp_path), tmp_path.as_uri())
+                                                 for f in local.findings]
+    assert [f.message for f in remote.findings] == [f.message for f in local.findings]
 
 
 def test_scheduler_needs_the_dask_engine(kit):

@@ -1,8 +1,8 @@
 """A session's files on this machine: local paths as they are, URLs copied to a temporary folder.
 
 The analyzer reads local files; a worker on a cluster reads captures from object storage by
-copying them first (under their own names, so messages that name a file still read right) and
-then puts the URLs back wherever the results name a copy.
+copying them first (under their own paths, so messages and settings that name a file still read
+right) and then puts the URLs back wherever the results name a copy.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ def local_copies(files: list[str]) -> Iterator[tuple[list[str], dict[str, str]]]
                 local.append(file)
                 continue
             fs, path = filesystem(file)
-            copy = os.path.join(folder, str(index), os.path.basename(path.rstrip("/")))
-            os.makedirs(os.path.dirname(copy))
+            # the URL's path kept under the copy, so per-file-ignores patterns match it as they would the URL
+            copy = os.path.join(folder, str(index), path.lstrip("/"))
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
             fs.get_file(path, copy)
             local.append(copy)
             originals[copy] = file
