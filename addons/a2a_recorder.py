@@ -19,7 +19,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
-from mitmproxy import ctx, exceptions, http
+from mitmproxy import ctx, exceptions, http, tls
 from mitmproxy.proxy.mode_specs import ReverseMode
 
 from a2a_capture.capture.grpc import is_grpc_type
@@ -79,6 +79,15 @@ class A2ARecorder:
         if "a2a_redact" in updated or "a2a_redact_key" in updated:
             key = ctx.options.a2a_redact_key.encode() or None
             self.redactor = Redactor(key) if ctx.options.a2a_redact else None
+
+    def tls_start_client(self, data: tls.TlsData) -> None:
+        """Choose HTTP/2 for a client that offers it, as servers do: with the upstream connected
+        lazily mitmproxy picks by the client's ALPN order, and clients such as httpx list
+        http/1.1 first, so an HTTP/2 client would be recorded speaking HTTP/1.1. (This runs
+        before mitmproxy's own TLS setup, which takes the client's ALPN from ``conn.alpn``.)"""
+        client = data.conn
+        if client.alpn is None and ctx.options.http2 and b"h2" in (client.alpn_offers or ()):
+            client.alpn = b"h2"
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         try:

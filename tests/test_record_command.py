@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from a2a_capture.capture import read_capture
 from tests.live import ROOT, agent, free_port
 
@@ -16,6 +18,7 @@ from tests.live import ROOT, agent, free_port
 CLIENT = """
 import asyncio, os, sys
 import httpx
+import pytest
 from a2a.client import ClientConfig, create_client
 from a2a.types import Message, Part, Role, SendMessageRequest
 
@@ -29,6 +32,8 @@ async def main():
 asyncio.run(main())
 sys.exit(int(sys.argv[1]))
 """
+
+pytestmark = pytest.mark.live
 
 
 def _record(*args: str) -> subprocess.CompletedProcess:

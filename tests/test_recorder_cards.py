@@ -20,6 +20,8 @@ from a2a_capture.capture import read_capture
 from tests.live import Recorder, agent, free_port
 from tests.test_recorder_live import Wire, send
 
+pytestmark = pytest.mark.live
+
 
 def _session(listen: int, wire: Wire, card_path: str | None, streaming: bool = True) -> None:
     async def run():

@@ -10,9 +10,12 @@ import socket
 import time
 
 import httpx
+import pytest
 
 from a2a_capture.capture import read_capture
 from tests.live import Recorder, agent, free_port
+
+pytestmark = pytest.mark.live
 
 
 def _streaming_call(index: int, text: str = "run") -> dict:
