@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 
 import httpx
+import pytest
 from a2a.client import ClientConfig, create_client
 from a2a.types import (
     GetTaskRequest,
@@ -19,6 +20,8 @@ from a2a.types import (
 
 from a2a_capture.analyze.engine import analyze
 from tests.live import Recorder, agent, free_port
+
+pytestmark = pytest.mark.live
 
 
 def send(text: str, message_id: str) -> SendMessageRequest:

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from xml.etree import ElementTree
 
 import jsonschema
 
 from a2a_capture.analyze.docs import rules_markdown
 from a2a_capture.analyze.findings import RULES
+from tests.cli import COMMAND, process_env, run
 from tests.conftest import ROOT
-from tests.test_cli_show import run
 
 
 def kit_args(kit, scenario):
@@ -97,8 +95,8 @@ def test_junit_has_one_case_per_rule(kit):
 def test_pyproject_settings_and_their_errors(kit, tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.a2a-capture]\nignore = ["malformed-request"]\n'
                                              'per-file-ignores = { "11-*.http" = ["input-mode"] }\n')
-    exe = [sys.executable, "-m", "a2a_capture.cli"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    exe = COMMAND
+    env = process_env()
     result = subprocess.run([*exe, "analyze", "--format", "json", *kit_args(kit, "11-errors")], cwd=tmp_path,
                             capture_output=True, env=env)
     rules = {f["rule"] for f in json.loads(result.stdout)["findings"]}

@@ -1,21 +1,13 @@
-"""`a2a-capture show`, run as a user runs it: the installed console script in a subprocess."""
+"""`a2a-capture show` as a user runs it, through the checkout's own command (never one found on PATH)."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 
 import pytest
 
+from tests.cli import run
 from tests.conftest import DATA
-
-
-def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    exe = shutil.which("a2a-capture")
-    command = [exe] if exe else [sys.executable, "-m", "a2a_capture.cli"]
-    return subprocess.run([*command, *args], capture_output=True, input=stdin, timeout=60)
 
 
 def test_show_prints_the_stream_with_its_nine_events(kit):

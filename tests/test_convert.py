@@ -61,6 +61,7 @@ def test_har_from_another_tool():
     assert "converted from HAR written by Chrome DevTools" in capture.notes
 
 
+@pytest.mark.live
 def test_flows_from_a_real_mitmdump(tmp_path):
     """mitmdump -w writes flows; converting them gives what the addon recorded, bodies included."""
     flows, recorded = tmp_path / "session.mitm", tmp_path / "session.http"

@@ -9,11 +9,14 @@ import json
 import time
 
 import httpx
+import pytest
 from a2a.client import ClientConfig, create_client
 from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest
 
 from a2a_capture.capture import read_capture
 from tests.live import Recorder, agent, free_port, mitmproxy_trust, serve
+
+pytestmark = pytest.mark.live
 
 
 def send(text: str, message_id: str) -> SendMessageRequest:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
-import sys
 
 import httpx
 import pytest
@@ -19,12 +17,15 @@ from a2a_capture.replay import client, diff, pace, serve
 from a2a_capture.replay.asgi import request_body
 from a2a_capture.replay.credentials import Secrets
 from tests.builders import block, http_request, http_response
+from tests.cli import COMMAND, process_env
 from tests.conftest import ROOT
 from tests.live import agent, free_port, wait_for_port
 from tests.live import serve as serve_app
 from tests.test_cli_show import run
 
 CAPTURES = ROOT / "captures"
+
+pytestmark = pytest.mark.live
 
 
 def runner_agent(**options):
@@ -159,11 +160,9 @@ def test_serve_names_the_nearest_recording_when_nothing_matches():
 @pytest.mark.live
 def test_serve_command_as_a_mock_agent(tmp_path):
     port = free_port()
-    exe = shutil.which("a2a-capture") or sys.executable
-    args = [exe] if exe != sys.executable else [exe, "-m", "a2a_capture.cli"]
-    process = subprocess.Popen([*args, "serve", str(CAPTURES / "02-blocking-send.http"), "--listen",
+    process = subprocess.Popen([*COMMAND, "serve", str(CAPTURES / "02-blocking-send.http"), "--listen",
                                 f"test-runner=127.0.0.1:{port}", "--no-delay"], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
+                               stderr=subprocess.STDOUT, env=process_env())
     try:
         wait_for_port(port)
         card = httpx.get(f"http://127.0.0.1:{port}/.well-known/agent-card.json").json()
@@ -292,11 +291,7 @@ def test_secrets_are_restored_by_where_they_were_and_never_written_out(tmp_path)
 
 
 def run_with_env(env: dict[str, str], *args: str):
-    import os
-
-    exe = shutil.which("a2a-capture")
-    command = [exe] if exe else [sys.executable, "-m", "a2a_capture.cli"]
-    return subprocess.run([*command, *args], capture_output=True, timeout=60, env={**os.environ, **env})
+    return run(*args, env=env)
 
 
 @pytest.mark.live

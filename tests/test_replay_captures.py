@@ -13,6 +13,8 @@ from tests.conftest import ROOT
 from tests.live import agent
 from tests.test_cli_show import run
 
+pytestmark = pytest.mark.live
+
 CAPTURES = sorted((ROOT / "captures").glob("*.http"))
 #: the agents as captures/record.py starts them (its PORTS and options), on free ports here
 AGENTS = {
