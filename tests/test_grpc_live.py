@@ -22,7 +22,7 @@ from a2a_capture.record.process import free_port
 from tests.grpc_agent import grpc_agent
 from tests.live import Recorder
 from tests.test_cli_show import run
-from tests.test_report import browser, open_page  # noqa: F401 - the browser fixture
+from tests.test_report import open_page  # the browser fixture is in conftest.py
 
 pytestmark = pytest.mark.live
 SECRET = "push-secret-42"
