@@ -14,7 +14,7 @@ from a2a_capture.show import rows
 from tests.builders import block, card, fetch_card, http_request, http_response, message, rpc, write
 from tests.conftest import ROOT
 from tests.test_cli_show import run
-from tests.test_report import browser, open_page  # noqa: F401  (the fixture)
+from tests.test_report import open_page  # the browser fixture is in conftest.py
 
 CAPTURES = sorted(str(p) for p in (ROOT / "captures").glob("*.http"))
 
