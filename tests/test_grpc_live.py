@@ -54,7 +54,7 @@ async def _session(card_url: str) -> str:
     return task_id
 
 
-def test_grpc_session_is_recorded_read_analyzed_and_reported(tmp_path, browser):  # noqa: F811
+def test_grpc_session_is_recorded_read_analyzed_and_reported(tmp_path, browser):
     output = tmp_path / "grpc.http"
     card_listener, grpc_listener = free_port(), free_port()
     with grpc_agent(push=False) as (card_url, grpc_port):

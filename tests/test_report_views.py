@@ -43,7 +43,7 @@ def test_kit_07_stream_is_attributed_as_show_attributes_it(kit):
     assert "belong to the stream of exchange 1" in second.note
 
 
-def test_kit_07_timeline_gives_the_late_states_to_the_stream(browser, kit, tmp_path):  # noqa: F811
+def test_kit_07_timeline_gives_the_late_states_to_the_stream(browser, kit, tmp_path):
     out = html_report(tmp_path, kit / "07-auth-required.http")
     page, _ = open_page(browser, out)
     states = page.eval_on_selector_all(
@@ -62,7 +62,7 @@ def _bars(page):
         return [Math.round(b.y), b.x, b.x + b.width, r.querySelector('title').textContent]; })""")
 
 
-def test_timeline_shows_every_state_without_overlap(browser, kit, tmp_path):  # noqa: F811
+def test_timeline_shows_every_state_without_overlap(browser, kit, tmp_path):
     files = [kit / "05-streaming.http", kit / "06-input-required.http", kit / "07-auth-required.http"]
     out = html_report(tmp_path, *files)
     page, _ = open_page(browser, out)
@@ -82,7 +82,7 @@ def test_timeline_shows_every_state_without_overlap(browser, kit, tmp_path):  # 
     page.close()
 
 
-def test_timeline_of_a_recorded_capture_is_on_a_time_axis(browser, tmp_path):  # noqa: F811
+def test_timeline_of_a_recorded_capture_is_on_a_time_axis(browser, tmp_path):
     out = html_report(tmp_path, ROOT / "captures" / "03-streaming.http")
     page, _ = open_page(browser, out)
     assert "seconds since the first request" in page.locator("svg.timeline .axis-label").text_content()
@@ -94,7 +94,7 @@ def test_timeline_of_a_recorded_capture_is_on_a_time_axis(browser, tmp_path):  #
 # -- navigation --------------------------------------------------------------------------------------
 
 
-def test_jump_targets_clear_the_sticky_bar(browser, tmp_path):  # noqa: F811
+def test_jump_targets_clear_the_sticky_bar(browser, tmp_path):
     out = html_report(tmp_path, *CAPTURES)
     page, _ = open_page(browser, out)
     for anchor, width in (("f9-ex-8", 1400), ("f4-ex-6", 1400), ("ex-2", 1400), ("f9-ex-8", 390)):
@@ -108,7 +108,7 @@ def test_jump_targets_clear_the_sticky_bar(browser, tmp_path):  # noqa: F811
     page.close()
 
 
-def test_findings_and_exchanges_link_both_ways(browser, tmp_path):  # noqa: F811
+def test_findings_and_exchanges_link_both_ways(browser, tmp_path):
     out = html_report(tmp_path, *CAPTURES)
     page, _ = open_page(browser, out)
     link = page.locator("#findings li a[href='#f9-ex-8']").first
@@ -131,7 +131,7 @@ def test_the_same_file_twice_is_refused(kit, tmp_path):
 # -- sequence diagram --------------------------------------------------------------------------------
 
 
-def test_sequence_labels_fit_their_arrows_and_keep_titles(browser, tmp_path):  # noqa: F811
+def test_sequence_labels_fit_their_arrows_and_keep_titles(browser, tmp_path):
     out = html_report(tmp_path, *CAPTURES)
     page, _ = open_page(browser, out)
     arrows = page.eval_on_selector_all("svg.sequence g.arrow", """gs => gs.map(g => {
@@ -171,7 +171,7 @@ def test_a_cut_stream_says_which_frames_are_cut(kit):
 # -- layout: 390 px, print ---------------------------------------------------------------------------
 
 
-def test_no_horizontal_overflow_at_390_px(browser, kit, tmp_path):  # noqa: F811
+def test_no_horizontal_overflow_at_390_px(browser, kit, tmp_path):
     out = html_report(tmp_path, *CAPTURES)
     kit_out = html_report(tmp_path, kit / "01-agent-cards.http", kit / "15-push.http", name="kit.html")
     for path in (out, kit_out):
@@ -181,7 +181,7 @@ def test_no_horizontal_overflow_at_390_px(browser, kit, tmp_path):  # noqa: F811
         page.close()
 
 
-def test_print_opens_folded_exchanges_and_frees_the_figures(browser, tmp_path):  # noqa: F811
+def test_print_opens_folded_exchanges_and_frees_the_figures(browser, tmp_path):
     blocks = [fetch_card(1)] + [rpc(n, "GetTask", {"id": "t-1"}, result={"id": "t-1", "status": {
         "state": "TASK_STATE_WORKING"}}) for n in range(2, 252)]
     out = tmp_path / "long.html"
@@ -267,7 +267,7 @@ def test_reports_of_kit_07_and_15_hold_no_token(kit, tmp_path, kind):
 # -- verdict, baseline, long sessions ----------------------------------------------------------------
 
 
-def test_the_verdict_comes_first_and_names_the_worst(browser, tmp_path):  # noqa: F811
+def test_the_verdict_comes_first_and_names_the_worst(browser, tmp_path):
     out = html_report(tmp_path, *CAPTURES)
     page, _ = open_page(browser, out)
     first_section = page.locator("main > section").first
@@ -312,7 +312,7 @@ def _long_session(tmp_path, count=2000):
     return write(tmp_path, *blocks, name="long.http")
 
 
-def test_a_long_session_is_a_dense_index_with_findings_by_rule(browser, tmp_path):  # noqa: F811
+def test_a_long_session_is_a_dense_index_with_findings_by_rule(browser, tmp_path):
     path = _long_session(tmp_path)
     out = tmp_path / "long.html"
     result = run("report", str(path), "-o", str(out))
@@ -409,7 +409,7 @@ def _rgb(css: str):
     return tuple(int(v) for v in re.findall(r"\d+", css)[:3])
 
 
-def test_badges_and_state_letters_meet_wcag_aa(browser, tmp_path):  # noqa: F811
+def test_badges_and_state_letters_meet_wcag_aa(browser, tmp_path):
     from a2a_capture.report.svg import STATE_COLOURS
 
     for colour in STATE_COLOURS.values():  # white letters on each state's bar
@@ -426,7 +426,7 @@ def test_badges_and_state_letters_meet_wcag_aa(browser, tmp_path):  # noqa: F811
     page.close()
 
 
-def test_exchanges_are_headings_and_the_diagrams_can_be_skipped(browser, tmp_path):  # noqa: F811
+def test_exchanges_are_headings_and_the_diagrams_can_be_skipped(browser, tmp_path):
     out = html_report(tmp_path, *CAPTURES)
     page, _ = open_page(browser, out)
     assert page.locator("details.exchange summary h3").count() == 46
