@@ -15,6 +15,10 @@ from tests.conftest import ROOT
 COMMAND = [sys.executable, "-m", "a2a_capture.cli"]
 
 
+#: options that start processes of the command's own
+POOLED = {"--jobs", "-j", "--engine", "--scheduler"}
+
+
 def process_env(env: dict[str, str] | None = None) -> dict[str, str]:
     """The environment for COMMAND: this checkout first on the import path."""
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
@@ -22,8 +26,15 @@ def process_env(env: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def run(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """Runs the command in this process; answers as subprocess.run would (bytes, returncode)."""
+    """Runs the command in this process; answers as subprocess.run would (bytes, returncode).
+
+    A command that starts a pool of processes (`--jobs`, `--engine`) gets a process of its own:
+    forking this one, with whatever threads earlier tests left in it, is not safe.
+    """
     from a2a_capture.cli import main
+
+    if any(arg.split("=", 1)[0] in POOLED for arg in args):
+        return subprocess.run([*COMMAND, *args], capture_output=True, input=stdin, env=process_env(env), timeout=600)
 
     try:
         runner = CliRunner(mix_stderr=False)  # click 8.1
