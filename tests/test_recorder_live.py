@@ -397,3 +397,23 @@ def test_a_card_that_names_another_recorded_server_is_pointed_at_its_listener(tm
     assert card["supportedInterfaces"][0]["url"] == f"http://127.0.0.1:{rpc_listen}/a2a/jsonrpc"
     assert [e.title for e in exchanges] == ["discover split", "SendStreamingMessage"]
     assert exchanges[1].request.header("host") == f"127.0.0.1:{rpc_listen}"
+
+
+def test_configure_keeps_recording_into_the_old_file_when_the_new_cannot_open(tmp_path):
+    """mitmproxy's idiom: a bad option value raises OptionsError and the old value stays in force."""
+    import pytest
+    from mitmproxy import exceptions
+    from mitmproxy.test import taddons, tflow
+
+    recorder = _load_addon().A2ARecorder()
+    with taddons.context(recorder) as context:
+        context.configure(recorder, a2a_capture=str(tmp_path / "first.http"))
+        with pytest.raises(exceptions.OptionsError, match="cannot record to"):
+            context.configure(recorder, a2a_capture=str(tmp_path / "no-such-folder" / "x.http"))
+        with pytest.raises(exceptions.OptionsError, match="UPSTREAM=LISTENER"):
+            context.configure(recorder, a2a_routes=["not a route"])
+        flow = tflow.tflow(resp=True)
+        recorder.request(flow)
+        recorder.response(flow)
+        recorder.done()
+    assert [e.number for e in read_capture(tmp_path / "first.http").exchanges] == [1]
