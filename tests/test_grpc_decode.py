@@ -92,3 +92,22 @@ def test_replay_and_serve_refuse_grpc_with_one_line(tmp_path):
         assert result.stderr.decode() == (
             f"a2a-capture: error: {args[0]} does not support gRPC yet: exchange 2 "
             "(/lf.a2a.v1.A2AService/SendMessage) and 4 more are gRPC calls; analyze and report read them\n")
+
+
+def test_compressed_messages_are_read_and_missing_types_say_how_to_get_them(monkeypatch):
+    import gzip
+
+    from a2a_capture.a2a import grpc as a2a_grpc
+    from a2a_capture.a2a import spec
+
+    target = "/lf.a2a.v1.A2AService/GetTask"
+    packed = frame(gzip.compress(a2a_pb2.GetTaskRequest(id="t-9").SerializeToString()), compressed=True)
+    assert a2a_grpc.decode_frame(target, "request", packed, "gzip").json == {"id": "t-9"}
+    assert a2a_grpc.decode_frame(target, "request", packed, "snappy").detail == "compressed (snappy)"
+    monkeypatch.setitem(spec.GRPC_SCHEMAS, "lf.a2a.v1.A2AService", "not_installed.a2a_pb2")
+    a2a_grpc._service.cache_clear()
+    try:
+        title, lines = a2a_grpc.describe_frame(target, "request", packed)
+        assert title.endswith("install a2a-capture[grpc] to read gRPC messages") and lines == []
+    finally:
+        a2a_grpc._service.cache_clear()

@@ -43,11 +43,16 @@ class StreamCopy:
 
     def event_times(self, start: float) -> list[float | None]:
         """Arrival time of each SSE frame: when the chunk that completed it came."""
+        return self.arrival_times([event.end for event in parse_sse(self.body)], start)
+
+    def arrival_times(self, ends: list[int], start: float) -> list[float | None]:
+        """When the chunk that completed each unit came, given where the units end in the body
+        (SSE frames, gRPC messages), in seconds after ``start``."""
         times: list[float | None] = []
         chunks = iter(self.chunks)
         received, when = 0, None  # bytes received so far, and when the last of them came
-        for event in parse_sse(self.body):  # frames and chunks both in order: one pass over each
-            while received < event.end:
+        for end in ends:  # units and chunks both in order: one pass over each
+            while received < end:
                 step = next(chunks, None)
                 if step is None:
                     break
@@ -204,7 +209,7 @@ def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start:
     body = stream.body if stream is not None else (response.raw_content or b"")
     grpc_answer = record_grpc.is_grpc(headers)
     if stream is not None:
-        times = record_grpc.message_times(stream.chunks, start) if grpc_answer else stream.event_times(start)
+        times = record_grpc.message_times(stream, start) if grpc_answer else stream.event_times(start)
     else:
         times = []
     removed: list[str] = []

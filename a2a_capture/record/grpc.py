@@ -17,23 +17,13 @@ def is_grpc(headers: list[tuple[str, str]]) -> bool:
     return layout.is_grpc_type(next((value for name, value in headers if name.lower() == "content-type"), None))
 
 
-def message_times(chunks: list[tuple[float, bytes]], start: float) -> list[float | None]:
-    """Arrival time of each gRPC message: when the chunk that completed it came."""
-    times: list[float | None] = []
-    body = b"".join(chunk for _, chunk in chunks)
+def message_times(stream, start: float) -> list[float | None]:
+    """Arrival time of each gRPC message of a streamed answer (a flows.StreamCopy)."""
     ends, offset = [], 0
-    for one in layout.split_frames(body) or []:
+    for one in layout.split_frames(stream.body) or []:
         offset += len(one)
         ends.append(offset)
-    received, when, pending = 0, None, iter(chunks)
-    for end in ends:
-        while received < end:
-            step = next(pending, None)
-            if step is None:
-                break
-            when, received = step[0], received + len(step[1])
-        times.append(round(when - start, 6) if when is not None else None)
-    return times
+    return stream.arrival_times(ends, start)
 
 
 def redact(redactor: Redactor, target: str, direction: str, body: bytes) -> tuple[bytes, list[str]]:
