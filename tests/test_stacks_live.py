@@ -138,6 +138,8 @@ def test_fasta2a_client_and_mistakes_on_a_fasta2a_agent(tmp_path, stack):
         (7, "poll-terminal", True),             # a correct 1.0 poll, of a task already seen complete
         (8, "cancel-terminal", True),           # redundant, though fasta2a "cancels" the completed task
     })
+    stream = next(finding for finding in analyze([output]).findings if finding.number == 2)
+    assert "(that interface calls it SendStreamingMessage)" in stream.message, stream.message
 
 
 def _sdk13_session(base: str, **client_options) -> str:

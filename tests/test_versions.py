@@ -24,7 +24,7 @@ def test_a_01_name_on_a_03_interface_is_a_version_mismatch_that_names_the_right_
                               rpc(2, "tasks/send", SEND, headers=PLAIN, error=error(-32601)))])
     finding = next(f for f in analysis.findings if f.rule == "method-version-mismatch")
     assert "tasks/send is a 0.1 name" in finding.message and "declares protocolVersion 0.3" in finding.message
-    assert "(it spells SendMessage message/send)" in finding.message
+    assert "(that interface calls it message/send)" in finding.message
     assert finding.outcome == "wasted"
 
 

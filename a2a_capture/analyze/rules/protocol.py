@@ -94,7 +94,7 @@ def method_version_mismatch(call, session):
     if declared and not any(spec.spells(call.spelled_version, versions, v) for v in declared):
         held = session.held_card(call)
         right = [spec.method_name(call.operation, v) for v in sorted(declared)] if call.rpc_method else []
-        instead = f" (it spells {call.operation} {' or '.join(dict.fromkeys(r for r in right if r))})" \
+        instead = f" (that interface calls it {' or '.join(dict.fromkeys(r for r in right if r))})" \
             if any(right) else ""
         yield Hit(f"{name} is a {call.spelled_version} name, but the interface it was sent to declares "
                   f"protocolVersion {', '.join(sorted(declared))}{instead}", [held.fetch] if held else [],
