@@ -7,6 +7,36 @@ class A2ACaptureError(Exception):
     """Base of every error this tool raises on purpose."""
 
 
+class WriteError(A2ACaptureError):
+    """An output cannot be written (a missing folder, no permission, a full disk)."""
+
+    def __init__(self, path, reason: str) -> None:
+        super().__init__(f"cannot write {path}: {reason}")
+
+
+def valid_utf8(text: str) -> str:
+    """Text that encodes as UTF-8: bytes of a capture that were not UTF-8 (kept as surrogates) are
+    shown escaped, `\\udcff`, which inside a JSON string is still valid JSON."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def open_output(path):
+    """A text file to write a report or findings into, with one-line errors and escaped bad bytes."""
+    try:
+        return open(path, "w", encoding="utf-8", errors="backslashreplace")
+    except OSError as error:
+        raise WriteError(path, error.strerror or str(error)) from None
+
+
+def write_text(path, text: str) -> None:
+    """Writes a report as UTF-8; bytes of the capture that were not UTF-8 show escaped (\\udcff)."""
+    try:
+        with open_output(path) as stream:
+            stream.write(text)
+    except OSError as error:
+        raise WriteError(path, error.strerror or str(error)) from None
+
+
 class CaptureFormatError(A2ACaptureError):
     """A capture file breaks the format: says which file, where, and what was expected."""
 

@@ -25,7 +25,7 @@ class Interface(BaseModel):
 
     @property
     def path(self) -> str:
-        return urlsplit(_with_scheme(self.url)).path.rstrip("/")
+        return split_url(_with_scheme(self.url)).path.rstrip("/")
 
 
 class Skill(BaseModel):
@@ -212,13 +212,24 @@ def schema_problems(data: dict) -> list[str]:
     return problems
 
 
+def split_url(url: str):
+    """urlsplit that never raises: a malformed IPv6 host (from a hostile card or Host header) is
+    read with its brackets escaped, a host that names nothing."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number or past 65535
+        return parts
+    except ValueError:
+        return urlsplit(url.replace("[", "%5B").replace("]", "%5D"))
+
+
 def _with_scheme(url: str) -> str:
     """A gRPC interface's `host:port` (§5.6 on main) read as a URL; other URLs as they are."""
     return url if "://" in url else f"http://{url}"
 
 
 def _origin(url: str) -> tuple[str, str, int]:
-    parts = urlsplit(_with_scheme(url))
+    parts = split_url(_with_scheme(url))
     scheme = (parts.scheme or "http").lower()
     try:
         port = parts.port or (443 if scheme == "https" else 80)

@@ -149,7 +149,7 @@ def decode(exchange: Exchange, file: str = "") -> Call:
 
 def _read(call, exchange: Exchange) -> None:
     request, response = exchange.request, exchange.response
-    split = urlsplit(request.target)
+    split = _split_target(request.target)
     call.title, call.line, call.method = exchange.title, exchange.line, request.method.upper()
     call.path, call.query = split.path or "/", parse_qs(split.query) if split.query else {}
     call.version_header = request.header(spec.VERSION_HEADER)
@@ -522,8 +522,25 @@ def _origins(exchange: Exchange, split, notes: list[str]) -> tuple[str | None, s
     return agent, upstream if upstream != agent else None
 
 
+def _split_target(target: str):
+    """The request target's parts; a malformed one (a bad IPv6 host) is read as a path."""
+    try:
+        return urlsplit(target)
+    except ValueError:
+        return urlsplit("/" + target.lstrip("/").replace("[", "%5B").replace("]", "%5D"))
+
+
+def _safe_netloc(scheme: str, netloc: str) -> str:
+    """A Host that does not parse (a malformed IPv6 address) kept with its brackets escaped."""
+    try:
+        urlsplit(f"{scheme}://{netloc}").port  # noqa: B018 - raises on a malformed host or port
+        return netloc
+    except ValueError:
+        return netloc.replace("[", "%5B").replace("]", "%5D")
+
+
 def _origin(scheme: str, netloc: str) -> str:
-    netloc = netloc.strip().lower()
+    netloc = _safe_netloc(scheme, netloc.strip().lower())
     if ":" not in netloc.rsplit("]", 1)[-1]:
         netloc += ":443" if scheme == "https" else ":80"
     return f"{scheme}://{netloc}"
@@ -537,10 +554,10 @@ def _json(body: bytes) -> tuple[Any, bool]:
         # orjson holds about 13 bytes per byte of a long string while it parses; the standard
         # parser 2: a multi-megabyte body (a file part in base64) is read by the latter
         return (_loads(body) if len(body) < _LARGE_BODY else json.loads(body)), False
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         try:  # orjson is stricter (NaN, integers past 64 bits): what json reads still counts
             return json.loads(body), False
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested too deep
             return None, True
 
 

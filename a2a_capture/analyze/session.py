@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Protocol
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlunsplit
 
 from a2a_capture.a2a import spec
-from a2a_capture.a2a.cards import Card, Interface
+from a2a_capture.a2a.cards import Card, Interface, split_url
 from a2a_capture.a2a.decode import Call
 
 _MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)")
@@ -217,8 +217,8 @@ class Session:
         front = self.fronts.get(origin)
         if front is None:
             return interface.url
-        parts = urlsplit(interface.url)
-        return urlunsplit((*urlsplit(front)[:2], parts.path, parts.query, parts.fragment))
+        parts = split_url(interface.url)
+        return urlunsplit((*split_url(front)[:2], parts.path, parts.query, parts.fragment))
 
     def agent_key(self, call: Call) -> str | None:
         """Which agent a call went to: its card's URL where the client held one (a host may serve

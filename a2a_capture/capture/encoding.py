@@ -20,12 +20,25 @@ def _brotli(data: bytes) -> bytes:
 def _zstd(data: bytes) -> bytes:
     import zstandard
 
-    return zstandard.ZstdDecompressor().decompressobj().decompress(data)
+    return zstandard.ZstdDecompressor().decompress(data, max_output_size=MAX_DECODED + 1)
+
+
+class _TooLarge(Exception):
+    """The decoded body would pass MAX_DECODED."""
+
+
+def _zlib(data: bytes, wbits: int) -> bytes:
+    """Inflates with the cap applied while inflating: a gzip bomb stops at MAX_DECODED + 1 bytes."""
+    inflater = zlib.decompressobj(wbits)
+    out = inflater.decompress(data, MAX_DECODED + 1)
+    if len(out) > MAX_DECODED:
+        raise _TooLarge
+    return out
 
 
 _DECODERS = {
-    "gzip": lambda data: zlib.decompress(data, 16 + zlib.MAX_WBITS),
-    "x-gzip": lambda data: zlib.decompress(data, 16 + zlib.MAX_WBITS),
+    "gzip": lambda data: _zlib(data, 16 + zlib.MAX_WBITS),
+    "x-gzip": lambda data: _zlib(data, 16 + zlib.MAX_WBITS),
     "deflate": lambda data: _inflate(data),
     "br": _brotli,
     "zstd": _zstd,
@@ -37,9 +50,9 @@ MAX_DECODED = 64 * 1024 * 1024
 
 def _inflate(data: bytes) -> bytes:
     try:
-        return zlib.decompress(data)
+        return _zlib(data, zlib.MAX_WBITS)
     except zlib.error:
-        return zlib.decompress(data, -zlib.MAX_WBITS)  # raw deflate, as some servers send it
+        return _zlib(data, -zlib.MAX_WBITS)  # raw deflate, as some servers send it
 
 
 def decode_content(body: bytes, content_encoding: str | None) -> bytes:

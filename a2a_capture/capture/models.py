@@ -149,8 +149,9 @@ class ExchangeMeta(_Model):
     @property
     def duration(self) -> float | None:
         """Seconds from request start to response end, where both are known."""
-        if self.started_at and self.ended_at:
-            return (self.ended_at - self.started_at).total_seconds()
+        started, ended = self.started_at, self.ended_at
+        if started and ended and (started.tzinfo is None) == (ended.tzinfo is None):  # naive and aware do not mix
+            return (ended - started).total_seconds()
         return None
 
 

@@ -109,6 +109,8 @@ class _Source:
                 offset = match.start() - self.pos
             else:
                 offset = max(0, len(self.buf) - self.pos - 64)
+                while offset and self.buf[self.pos + offset - 1] in b"\r\n":
+                    offset -= 1  # a match starts at the first line end of a run (syntax._ends)
             if not self.fill():
                 return pattern.search(self.buf, self.pos + offset)
 
@@ -591,7 +593,7 @@ def _content_length(head: list[bytes]) -> int | None:
         name = name.strip().lower()
         if name == b"transfer-encoding":
             return None
-        if name == b"content-length" and value.strip().isdigit():
+        if name == b"content-length" and value.strip().isdigit() and len(value.strip()) <= 15:
             length = int(value.strip())
     return length
 

@@ -112,7 +112,7 @@ def _event(lines: list[bytes], at: float | None, notes: tuple[str, ...], start: 
             event = value
         elif name == "id":
             ident = value
-        elif name == "retry" and value.isdigit():
+        elif name == "retry" and value.isascii() and value.isdigit() and len(value) <= 15:
             retry = int(value)
     return Event(
         data="\n".join(data) if data else None,

@@ -20,7 +20,7 @@ REQUEST_LINE = re.compile(rb"([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP/(\d(?:\.\
 PRAGMA = re.compile(rb"#@ ?([A-Za-z0-9_.-]+):[ \t]?(.*)\Z")
 PRAGMA_KEY = re.compile(r"[A-Za-z0-9_.-]+")
 #: `#@ response-body: 812 bytes` or `#@ request-body: 96 bytes base64`
-BODY_FRAMING = re.compile(r"(\d+) bytes?(?: (base64))?\Z")
+BODY_FRAMING = re.compile(r"([0-9]{1,15}) bytes?(?: (base64))?\Z")
 #: a header line as h11 would take it
 HEADER_LINE = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:")
 
@@ -31,9 +31,16 @@ _NOTE_START = rb"#(?: |\r?\n|\Z)"
 _FRAME_START = rb"(?:data|event|id|retry)(?::|\r?\n|\Z)|:"
 
 
+_RUN_START = rb"(?<!\n)(?<!\n\r)"
+
+
 def _ends(*starts: bytes) -> re.Pattern[bytes]:
-    """A line end, then blank lines, then one of the given line starts."""
-    return re.compile(rb"\n(?:\r?\n)+(?=" + b"|".join(starts) + rb")")
+    """A line end, then blank lines, then one of the given line starts.
+
+    The match starts only at the first line end of a run of blank lines (the look-behinds), so
+    a search over many blank lines is linear, not quadratic in their number.
+    """
+    return re.compile(_RUN_START + rb"\n(?:\r?\n)+(?=" + b"|".join(starts) + rb")")
 
 
 REQUEST_BODY_END = _ends(_HEADER_START, _STATUS_START, _NOTE_START)
@@ -48,7 +55,7 @@ RESPONSE_BODY_EMPTY_BEFORE_FRAMES = re.compile(
 )
 STREAM_BODY_EMPTY = re.compile(_HEADER_START)
 
-TRAILING_LINE_ENDS = re.compile(rb"(?:\r?\n)+\Z")
+TRAILING_LINE_ENDS = re.compile(_RUN_START + rb"(?:\r?\n)+\Z")
 
 
 def is_blank(line: bytes) -> bool:

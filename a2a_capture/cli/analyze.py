@@ -9,7 +9,7 @@ import click
 
 from a2a_capture.cli.base import main
 from a2a_capture.cli.sessions import session_options
-from a2a_capture.errors import require_exchanges
+from a2a_capture.errors import open_output, require_exchanges, write_text
 
 
 @main.command("analyze")
@@ -54,8 +54,7 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
                                        [rule.id for rule in configuration.active("")]),
     }[output_format]()
     if output:
-        with open(output, "w", encoding="utf-8") as stream:
-            stream.write(rendered + ("" if rendered.endswith("\n") else "\n"))
+        write_text(output, rendered + ("" if rendered.endswith("\n") else "\n"))
         if output_format != "text":
             click.echo(machine.text(analysis).splitlines()[-1], err=True)
     else:
@@ -77,7 +76,7 @@ def _stream_text(files, configuration, fail_on: str, output: str | None, allow_e
     from a2a_capture.report import machine
 
     failing = False
-    with open(output, "w", encoding="utf-8") if output else contextlib.nullcontext(sys.stdout) as stream:
+    with open_output(output) if output else contextlib.nullcontext(sys.stdout) as stream:
         def write(finding) -> None:
             nonlocal failing
             stream.write(machine.line(finding) + "\n")

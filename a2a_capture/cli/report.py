@@ -6,6 +6,7 @@ import click
 
 from a2a_capture.cli.base import main
 from a2a_capture.cli.sessions import session_options
+from a2a_capture.errors import write_text
 
 _SUFFIXES = {"html": "html", "htm": "html", "md": "md", "markdown": "md"}
 
@@ -71,6 +72,5 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
                               only_flagged=only_flagged, show_secrets=show_secrets, verbatim=listings)
     kind = "summary" if summary else "listings" if listings else output_format
     text = render.render(model, kind, templates)
-    with open(output, "w", encoding="utf-8") as stream:
-        stream.write(text)
+    write_text(output, text)
     click.echo(f"wrote {output}: {len(model.exchanges)} exchanges, {len(model.findings)} findings", err=True)

@@ -9,6 +9,7 @@ import click
 from a2a_capture import show, sources
 from a2a_capture.capture import capture_bytes
 from a2a_capture.cli.base import main
+from a2a_capture.errors import valid_utf8
 
 
 @main.command("show")
@@ -31,7 +32,7 @@ def show_command(files: tuple[str, ...], output_format: str) -> None:
     tables = [(path, show.rows(path)) for path in files]
     if output_format == "json":
         rows = [row for _, table in tables for row in table]
-        click.echo(json.dumps(show.json_rows(rows), indent=2, ensure_ascii=False))
+        click.echo(valid_utf8(json.dumps(show.json_rows(rows), indent=2, ensure_ascii=False)))
         return
     for index, (path, table) in enumerate(tables):
         if len(files) > 1:

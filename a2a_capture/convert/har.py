@@ -9,6 +9,7 @@ without loss; other tools ignore them.
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
@@ -29,9 +30,11 @@ def har_to_capture(data: bytes, name: str = "<har>") -> Capture:
     try:
         har = json.loads(data)
         entries = har["log"]["entries"]
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
         raise ConvertError(f"{name}: not a HAR 1.2 file (expected a JSON object with log.entries)") from None
-    ordered = sorted(enumerate(entries), key=lambda item: (item[1].get("startedDateTime", ""), item[0]))
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+        raise ConvertError(f"{name}: $.log.entries: expected a list of HAR entries (JSON objects)")
+    ordered = sorted(enumerate(entries), key=lambda item: (str(item[1].get("startedDateTime", "")), item[0]))
     foreign = har["log"].get("creator", {}).get("name") != "a2a-capture"
     exchanges: list[Exchange] = []
     counters = {False: 0, True: 0}
@@ -40,8 +43,9 @@ def har_to_capture(data: bytes, name: str = "<har>") -> Capture:
             webhook = bool(entry.get("_a2aWebhook"))
             counters[webhook] += 1
             exchanges.append(_exchange(entry, entry.get("_a2aNumber") or counters[webhook], webhook, foreign))
-        except (KeyError, TypeError, ValueError) as error:
-            raise ConvertError(f"{name}: entry {index} is not a HAR entry ({error})") from None
+        except (KeyError, TypeError, ValueError, AttributeError, binascii.Error) as error:
+            what = f"member {error}" if isinstance(error, KeyError) else str(error).splitlines()[0]
+            raise ConvertError(f"{name}: $.log.entries[{index}]: expected a HAR entry ({what})") from None
     notes = list(har["log"].get("_a2aNotes") or [])
     meta = [tuple(pair) for pair in har["log"].get("_a2aMeta", [("format", "a2a-capture/1")])]
     creator = har["log"].get("creator", {})

@@ -78,7 +78,10 @@ class Redactor:
     # -- the request target ----------------------------------------------------------------------
 
     def target(self, target: str) -> tuple[str, list[str]]:
-        parts = urlsplit(target)
+        try:
+            parts = urlsplit(target)
+        except ValueError:  # a malformed IPv6 host: nothing to take out of a target that is not a URL
+            return target, []
         if not parts.query:
             return target, []
         pairs = parse_qsl(parts.query, keep_blank_values=True)

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from a2a_capture.analyze.findings import Finding
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import A2ACaptureError, write_text
 
 VERSION = 1
 
@@ -43,9 +43,7 @@ def dump(findings: list[Finding], path: str) -> None:
     counts = Counter(key(f) for f in findings)
     items = [{"rule": rule, "operation": operation, "agent": agent, "file": file, "count": count}
              for (rule, operation, agent, file), count in sorted(counts.items())]
-    with open(path, "w", encoding="utf-8") as stream:
-        json.dump({"version": VERSION, "tool": "a2a-capture", "findings": items}, stream, indent=2)
-        stream.write("\n")
+    write_text(path, json.dumps({"version": VERSION, "tool": "a2a-capture", "findings": items}, indent=2) + "\n")
 
 
 @dataclass

@@ -170,7 +170,7 @@ def _laid_out(out: Listing, text: str) -> str:
         return text
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python recurses
         return text
     out.laid_out = True
     return json.dumps(value, indent=2, ensure_ascii=False)

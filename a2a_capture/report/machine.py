@@ -10,6 +10,7 @@ from xml.etree import ElementTree
 from a2a_capture import __version__
 from a2a_capture.analyze.engine import Analysis
 from a2a_capture.analyze.findings import RULES, Finding, Severity
+from a2a_capture.errors import valid_utf8
 
 _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
@@ -73,7 +74,7 @@ def to_json(analysis: Analysis) -> str:
         "findings": [_finding_json(f) for f in analysis.findings],
         "calls": [call.model_dump() for call in analysis.calls],
     }
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    return valid_utf8(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 def _finding_json(finding: Finding) -> dict:
@@ -123,7 +124,7 @@ def sarif(analysis: Analysis, base: str | None = None) -> str:
             "columnKind": "unicodeCodePoints",
         }],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False)
+    return valid_utf8(json.dumps(log, indent=2, ensure_ascii=False))
 
 
 def _sarif_rule(rule) -> dict:

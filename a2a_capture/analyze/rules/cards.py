@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from urllib.parse import urlsplit
 
+from a2a_capture.a2a.cards import split_url
 from a2a_capture.analyze.findings import Hit, rule
 
 #: a card larger than this is suspicious; real cards are a few kilobytes
@@ -50,7 +50,7 @@ and its tokens, elsewhere. Production agents must use TLS.""",
 def card_insecure_transport(call, session):
     if call.kind != "card" or call.agent is None:
         return
-    parts = urlsplit(call.agent)
+    parts = split_url(call.agent)
     if parts.scheme == "http" and not _loopback(parts.hostname or ""):
         yield Hit(f"the card of {call.agent} came over plain HTTP")
 
