@@ -71,19 +71,8 @@ def message_10(text: str, message_id: str) -> dict:
     return {"messageId": message_id, "role": "ROLE_USER", "parts": [{"text": text}]}
 
 
-# Verdicts the analyzer does not give yet, per session: the right triple and the wrong one it
-# gives instead (reported to issue #9). The sessions assert everything else exactly; delete an
-# entry once the analyzer is right, and the session asserts it too.
-NOT_YET_RIGHT: dict[str, set[tuple[int, str, bool]]] = {
-    "python-a2a-on-sdk13": {
-        (2, "card-path", True), (2, "card-path", False),   # a 307 to a 404 is judged "worked"
-        (13, "version-header-missing", True),              # POST /tasks/send (not A2A) read as a 1.0 GetTask
-    },
-}
-
-
 def assert_triples(session: str, found: set, expected: set) -> None:
-    wrong = (found ^ expected) - NOT_YET_RIGHT.get(session, set())
+    wrong = found ^ expected
     assert not wrong, f"{session}: missing {sorted(expected - found)}, unexpected {sorted(found - expected)}"
 
 

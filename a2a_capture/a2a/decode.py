@@ -112,7 +112,8 @@ class Call:
 
     @property
     def ok(self) -> bool:
-        return self.error is None and (self.status is None or self.status < 400)
+        """Answered with what was asked: a redirect (other than 304) did no work by itself."""
+        return self.error is None and (self.status is None or self.status < 300 or self.status == 304)
 
 
 _DEFAULTS = {f.name: f.default for f in fields(Call) if f.default is not MISSING}
@@ -336,7 +337,14 @@ def rest_route(method: str, path: str, bases: list[str] | None = None):
     if not candidates:
         return None
     verb_ok = [c for c in candidates if method in c[1].verbs]
-    _, route, groups, base = max(verb_ok or candidates, key=lambda c: c[0])
+    if not verb_ok:
+        # the wrong verb on a route with its own suffix (`:subscribe`, `/pushNotificationConfigs`) is
+        # still that operation; on a route that ends in a placeholder (`/tasks/{id}`) the path only
+        # looks like it: `POST /tasks/send` is no GetTask
+        verb_ok = [c for c in candidates if not c[1].pattern.endswith("}")]
+        if not verb_ok:
+            return None
+    _, route, groups, base = max(verb_ok, key=lambda c: c[0])
     return route, groups, base
 
 
