@@ -210,6 +210,9 @@ def test_a_refused_connection_is_recorded_as_such(tmp_path):
     exchange = read_capture(output).exchanges[0]
     assert exchange.request.target == "/.well-known/agent-card.json"
     assert any(note.startswith("error: ") and "refused" in note.lower() for note in exchange.notes), exchange.notes
+    # the 502 the client got was mitmproxy's: said so, and not written as the agent's answer
+    assert any("got 502 Bad Gateway from the proxy, not from the agent" in note for note in exchange.notes)
+    assert exchange.response is None
 
 
 def _load_addon():
