@@ -217,6 +217,9 @@ def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None,
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
     watch = None
     try:
+        if live is not None:  # watch from before the first exchange, which may come the moment it listens
+            check_output(output)
+            watch = _live(output, live)
         recording = start(output, agents, proxy, **options)
         try:
             for upstream, listener in agents:
@@ -224,7 +227,6 @@ def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None,
             if proxy is not None:
                 echo(f"recording as an HTTP proxy at {proxy} (point the client's proxy setting here)")
             echo(f"writing to {output}; stop with Ctrl-C")
-            watch = _live(output, live)
             while recording.process.poll() is None and stop["signal"] is None:
                 time.sleep(0.1)
                 if watch is not None:
