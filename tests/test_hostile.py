@@ -113,6 +113,21 @@ def test_output_into_a_missing_folder_is_a_usage_error(tmp_path, command):
     assert "No such file or directory" in result.stderr.decode()
 
 
+def test_a_port_past_65535_is_a_usage_error(tmp_path):
+    result = run("record", "--agent", "http://127.0.0.1:1", "--listen", "127.0.0.1:99999", "-o", str(tmp_path / "x"))
+    assert result.returncode == 2
+    assert "should be HOST:PORT with a port up to 65535" in result.stderr.decode()
+
+
+def test_replaying_an_exchange_without_a_host_names_it(tmp_path):
+    path = tmp_path / "no-host.http"
+    path.write_text(CASES["no-host"])
+    result = run("replay", str(path), "--target", "a=http://127.0.0.1:9")
+    assert result.returncode == 2
+    assert result.stderr.decode() == ("a2a-capture: error: exchange 1 names no agent (no Host header, no absolute "
+                                      "URL); replay cannot tell where to send it\n")
+
+
 def test_a_gzip_bomb_is_capped_while_inflating():
     bomb = gzip.compress(b"\0" * (MAX_DECODED + 4096))
     assert decode_content(bomb, "gzip") == bomb  # too large: left as it travelled

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -18,6 +19,9 @@ class _Group(click.Group):
     """Turns the tool's own errors into one line and exit 2; no traceback reaches a user."""
 
     def invoke(self, ctx: click.Context):
+        for stream in (sys.stdout, sys.stderr):  # bytes of a capture that were not UTF-8 show escaped
+            with contextlib.suppress(AttributeError, ValueError):
+                stream.reconfigure(errors="backslashreplace")
         try:
             return super().invoke(ctx)
         except A2ACaptureError as error:

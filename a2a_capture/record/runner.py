@@ -35,8 +35,8 @@ class Listener:
     @classmethod
     def parse(cls, text: str, what: str) -> Listener:
         host, sep, port = text.rpartition(":")
-        if not sep or not port.isdigit():
-            raise RecordError(f"{what} {text!r} should be HOST:PORT, such as 127.0.0.1:51241")
+        if not sep or not (port.isascii() and port.isdigit()) or len(port) > 5 or int(port) > 65535:
+            raise RecordError(f"{what} {text!r} should be HOST:PORT with a port up to 65535, such as 127.0.0.1:51241")
         return cls(host.strip("[]") or "127.0.0.1", int(port))
 
     def __str__(self) -> str:

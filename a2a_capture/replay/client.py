@@ -170,7 +170,10 @@ class _Session:
         if dropped and self.echo:
             self.echo(f"exchange {exchange.label}: {', '.join(dropped)} left out "
                       f"(redacted; give --secret {dropped[0]}=VALUE)")
-        base = self.bases[call.agent]
+        base = self.bases.get(call.agent)
+        if base is None:  # no Host header and no absolute URL: no agent to send it to
+            raise ReplayError(f"exchange {exchange.label} names no agent (no Host header, no absolute URL); "
+                              "replay cannot tell where to send it")
         new = self._once(exchange, base, target, headers, body, notes)
         new = self._until_recorded_state(exchange, call, new, base, target, headers, body, notes)
         _learn(self.subs, exchange, new)

@@ -151,7 +151,7 @@ def _location(file: str, line: int | None, base: str | None) -> dict:
 def _fingerprint(finding: Finding) -> str:
     """Stable across re-recordings: rule, operation and agent, not ids or line numbers."""
     key = f"{finding.rule}|{finding.operation}|{finding.agent}|{os.path.basename(finding.file)}|{finding.exchange}"
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 # -- JUnit XML -----------------------------------------------------------------------------------------
