@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -25,7 +26,7 @@ from a2a_capture.errors import valid_utf8
 def show_command(files: tuple[str, ...], output_format: str) -> None:
     """List the exchanges of capture FILES: number, title, method, target, status, SSE events, body sizes."""
     if output_format == "http":
-        out = click.get_binary_stream("stdout")
+        out = sys.stdout.buffer
         for path in files:
             out.write(capture_bytes(sources.capture(path)))
         return
