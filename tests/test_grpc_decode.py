@@ -111,3 +111,16 @@ def test_compressed_messages_are_read_and_missing_types_say_how_to_get_them(monk
         assert title.endswith("install a2a-capture[grpc] to read gRPC messages") and lines == []
     finally:
         a2a_grpc._service.cache_clear()
+
+
+def test_a_grpc_interface_at_host_port_is_the_same_agent_over_tls(tmp_path):
+    """A card's gRPC `host:port` names no scheme: the channel decides, so calls over TLS to it are
+    judged by that card as plaintext ones are."""
+    session = _session()
+    for exchange in session.exchanges:
+        exchange.notes.append(f"over TLS to {gb.HOST}")
+    path = tmp_path / "grpc-tls.http"
+    path.write_bytes(capture_bytes(session))
+    found = {(f.rule, f.exchange) for f in analyze([path]).findings}
+    assert ("capability-push", "4") in found and ("poll-terminal", "3") in found
+    assert not any(rule == "interface-undeclared" for rule, _ in found)

@@ -204,12 +204,20 @@ class Session:
         held = self.held_card(call)
         if held is None or call.agent is None:
             return []
-        return [i for i in held.card.interfaces if self.origin_of(i) == call.agent]
+        return [i for i in held.card.interfaces if call.agent in self.origins_of(i)]
 
     def origin_of(self, interface: Interface) -> str:
         """An interface's origin as the client addresses it: a listener stands for its upstream."""
         origin = _origin_text(interface)
         return self.fronts.get(origin, origin)
+
+    def origins_of(self, interface: Interface) -> tuple[str, ...]:
+        """Every origin a call to this interface may have: a gRPC `host:port` names no scheme (the
+        channel, plaintext or TLS, decides), so it stands for both."""
+        if "://" in interface.url:
+            return (self.origin_of(interface),)
+        return tuple(self.origin_of(interface.model_copy(update={"url": f"{scheme}://{interface.url}"}))
+                     for scheme in ("http", "https"))
 
     def address_of(self, interface: Interface) -> str:
         """An interface's URL in the client's terms, so that messages compare like with like."""
@@ -343,12 +351,13 @@ class Session:
         self.same_cards[(call.agent, card.fingerprint)] = held
         self.cards[call.agent] = held
         if previous is not None:
-            for origin in {self.origin_of(interface) for interface in previous.card.interfaces}:
+            for origin in {o for interface in previous.card.interfaces for o in self.origins_of(interface)}:
                 self.interfaces[origin] = [entry for entry in self.interfaces.get(origin, ())
                                            if entry[2] is not previous]
         for interface in card.interfaces:
             self._order += 1
-            self.interfaces.setdefault(self.origin_of(interface), []).append((interface.path, self._order, held))
+            for origin in self.origins_of(interface):
+                self.interfaces.setdefault(origin, []).append((interface.path, self._order, held))
 
     def _see(self, task: str, state: str, record: Seen) -> None:
         seen_now = TaskSeen(state=state, call=record, agent=record.agent)
