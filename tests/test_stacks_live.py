@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from a2a_capture.analyze.engine import analyze
+from a2a_capture.capture import read_capture
 from tests import stacks
 from tests.live import Recorder, agent, free_port
 
@@ -117,10 +118,14 @@ def test_fasta2a_client_and_mistakes_on_a_fasta2a_agent(tmp_path, stack):
                 "taskId": task, "url": "http://127.0.0.1:9/hook"}))
             http.post("/", headers=V1, json=rpc("GetTask", {"id": task}))                                 # 7
             http.post("/", headers=V1, json=rpc("CancelTask", {"id": task}))                              # 8
-    assert_triples("fasta2a", triples(output, wasted=4, fragile=3), {
+    # fasta2a's client may poll before its stream is done: the poll is redundant only when the
+    # stream had ended (and shown the task completed) before the poll started
+    meta = {exchange.number: exchange.meta for exchange in read_capture(output).exchanges}
+    knew = meta[2].ended_at <= meta[3].started_at
+    assert_triples("fasta2a", triples(output, wasted=3 + knew, fragile=3), {
         (2, "method-version-mismatch", False),  # message/stream to a 1.0 interface: worked, the agent is lenient
         (3, "method-version-mismatch", False),  # tasks/get, the same
-        (3, "poll-terminal", True),             # ... and the stream had shown the task completed
+        *([(3, "poll-terminal", True)] if knew else []),
         (4, "method-version-mismatch", False),  # message/send, the same
         (5, "version-header-missing", False),   # a 1.0 call without A2A-Version: answered all the same
         (6, "capability-push", True),           # the card says no push; the agent refused
