@@ -13,7 +13,6 @@ that worked only because the agent is lenient is still reported, with wasted fal
 from __future__ import annotations
 
 import asyncio
-import os
 
 import httpx
 import pytest
@@ -21,6 +20,7 @@ import pytest
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.capture import read_capture
 from tests import stacks
+from tests.conftest import require
 from tests.live import Recorder, agent, free_port
 
 pytestmark = pytest.mark.live
@@ -41,9 +41,7 @@ def stack():
             stacks.environment(name)
         except stacks.StackUnavailable as error:
             failed[name] = error
-            if os.environ.get("A2A_CAPTURE_REQUIRE_ALL") == "1":
-                pytest.fail(f"the {name} stack is required (A2A_CAPTURE_REQUIRE_ALL=1): {error}")
-            pytest.skip(f"the {name} stack could not be installed: {error}")
+            require(f"the {name} stack could not be installed: {error}")
         return name
     return ensure
 
