@@ -20,9 +20,7 @@ import argparse
 import json
 import os
 import random
-import resource
 import struct
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from common import measure, run_child
 from read import _card, _documents, _exchange, _headers, _task, run_baseline
 
 from a2a_capture.capture import CaptureWriter, Exchange, ExchangeMeta, Request, Response
@@ -124,19 +123,9 @@ def run_analyze(path: str) -> dict:
 
 
 def _child(mode: str, path: str, index_path: str) -> None:
-    start = time.process_time()  # CPU time: steadier than wall time on a shared machine
-    result = {"floor": lambda: run_baseline(path, index_path),
-              "floor-orjson": lambda: run_floor_orjson(path, index_path),
-              "analyze": lambda: run_analyze(path)}[mode]()
-    result["seconds"] = time.process_time() - start
-    result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps(result))
-
-
-def _measure(mode: str, path: Path, index_path: Path) -> dict:
-    output = subprocess.run([sys.executable, __file__, "--child", mode, str(path), str(index_path)],
-                            check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    run_child({"floor": lambda: run_baseline(path, index_path),
+               "floor-orjson": lambda: run_floor_orjson(path, index_path),
+               "analyze": lambda: run_analyze(path)}[mode])
 
 
 def _has_orjson() -> bool:
@@ -164,7 +153,7 @@ def main() -> None:
             path, index_path = Path(tmp) / f"{shape}.http", Path(tmp) / f"{shape}.index"
             count = generate(shape, path, index_path, args.size_mb * 1_000_000)
             size_mb = os.path.getsize(path) / 1e6
-            results = {mode: min((_measure(mode, path, index_path) for _ in range(args.repeat)),
+            results = {mode: min((measure(__file__, mode, path, index_path) for _ in range(args.repeat)),
                                  key=lambda r: r["seconds"]) for mode in modes}
             floor = results["floor"]["seconds"]
             for mode, result in results.items():

@@ -15,9 +15,7 @@ import argparse
 import json
 import os
 import random
-import resource
 import struct
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +23,9 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import measure, run_child
 
 from a2a_capture.capture import (
     CaptureWriter,
@@ -206,20 +207,10 @@ def run_reader(path: str, with_json: bool = False) -> dict:
 
 
 def _child(mode: str, path: str, index_path: str) -> None:
-    start = time.process_time()  # CPU time: steadier than wall time on a shared machine
     if mode == "baseline":
-        result = run_baseline(path, index_path)
+        run_child(lambda: run_baseline(path, index_path))
     else:
-        result = run_reader(path, with_json=mode == "reader+json")
-    result["seconds"] = time.process_time() - start
-    result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps(result))
-
-
-def _measure(mode: str, path: Path, index_path: Path) -> dict:
-    output = subprocess.run([sys.executable, __file__, "--child", mode, str(path), str(index_path)],
-                            check=True, capture_output=True, text=True).stdout
-    return json.loads(output)
+        run_child(lambda: run_reader(path, with_json=mode == "reader+json"))
 
 
 def main() -> None:
@@ -241,7 +232,7 @@ def main() -> None:
         print(f"generated {size_mb:.0f} MB, {count} exchanges in {time.perf_counter() - started:.1f} s")
         results = {}
         for mode in ("baseline", "reader", "reader+json"):
-            runs = [_measure(mode, path, index_path) for _ in range(args.repeat)]
+            runs = [measure(__file__, mode, path, index_path) for _ in range(args.repeat)]
             results[mode] = min(runs, key=lambda r: r["seconds"])
         base = results["baseline"]["seconds"]
         print(f"{'run':<12} {'cpu s':>8} {'MB/s':>8} {'exch/s':>9} {'peak MB':>8} {'vs baseline':>12}")

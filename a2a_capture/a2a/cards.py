@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
@@ -21,11 +22,17 @@ class Interface(BaseModel):
 
     @property
     def origin(self) -> tuple[str, str, int]:
-        return _origin(self.url)
+        return url_origin(self.url)
 
     @property
     def path(self) -> str:
-        return split_url(_with_scheme(self.url)).path.rstrip("/")
+        """The URL's path without a trailing slash."""
+        return _url_paths(self.url)[1]
+
+    @property
+    def url_path(self) -> str:
+        """The URL's path as written (a gRPC `host:port` has none)."""
+        return _url_paths(self.url)[0]
 
 
 class Skill(BaseModel):
@@ -228,7 +235,14 @@ def _with_scheme(url: str) -> str:
     return url if "://" in url else f"http://{url}"
 
 
-def _origin(url: str) -> tuple[str, str, int]:
+@lru_cache(maxsize=4096)  # rules ask for the same few interfaces' URLs on every call
+def _url_paths(url: str) -> tuple[str, str]:
+    return split_url(url).path, split_url(_with_scheme(url)).path.rstrip("/")
+
+
+@lru_cache(maxsize=4096)
+def url_origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of a URL or of a gRPC `host:port` (read as http)."""
     parts = split_url(_with_scheme(url))
     scheme = (parts.scheme or "http").lower()
     try:

@@ -15,7 +15,7 @@ from typing import Protocol
 from urllib.parse import urlunsplit
 
 from a2a_capture.a2a import spec
-from a2a_capture.a2a.cards import Card, Interface, split_url
+from a2a_capture.a2a.cards import Card, Interface, split_url, url_origin
 from a2a_capture.a2a.decode import Call
 
 _MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)")
@@ -155,6 +155,9 @@ class Session:
     last_a2a_calls: dict[str | None, tuple[Seen, str | None]] = field(default_factory=dict)
     _order: int = 0
     _memo: tuple[Call | None, HeldCard | None] = (None, None)
+    _interfaces_memo: tuple[Call | None, list[Interface]] = (None, [])
+    #: interface URL -> the origins a call to it may have (cleared when a front is learned)
+    _origins: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     # -- questions rules ask (Knowledge) ---------------------------------------------------------
 
@@ -201,23 +204,30 @@ class Session:
         return self.variants.get((key, _variant(call, held.vary)))
 
     def interfaces_for(self, call: Call) -> list[Interface]:
+        if self._interfaces_memo[0] is call:
+            return self._interfaces_memo[1]
         held = self.held_card(call)
         if held is None or call.agent is None:
             return []
-        return [i for i in held.card.interfaces if call.agent in self.origins_of(i)]
+        found = [i for i in held.card.interfaces if call.agent in self.origins_of(i)]
+        self._interfaces_memo = (call, found)
+        return found
 
     def origin_of(self, interface: Interface) -> str:
         """An interface's origin as the client addresses it: a listener stands for its upstream."""
-        origin = _origin_text(interface)
-        return self.fronts.get(origin, origin)
+        return self._front(_origin_text(interface))
 
     def origins_of(self, interface: Interface) -> tuple[str, ...]:
         """Every origin a call to this interface may have: a gRPC `host:port` names no scheme (the
         channel, plaintext or TLS, decides), so it stands for both."""
-        if "://" in interface.url:
-            return (self.origin_of(interface),)
-        return tuple(self.origin_of(interface.model_copy(update={"url": f"{scheme}://{interface.url}"}))
-                     for scheme in ("http", "https"))
+        origins = self._origins.get(interface.url)
+        if origins is None:
+            urls = [interface.url] if "://" in interface.url else [f"{s}://{interface.url}" for s in ("http", "https")]
+            origins = self._origins[interface.url] = tuple(self._front(_url_origin(url)) for url in urls)
+        return origins
+
+    def _front(self, origin: str) -> str:
+        return self.fronts.get(origin, origin)
 
     def address_of(self, interface: Interface) -> str:
         """An interface's URL in the client's terms, so that messages compare like with like."""
@@ -279,7 +289,7 @@ class Session:
     # -- learning from a call -------------------------------------------------------------------
 
     def apply(self, call: Call) -> None:
-        self._memo = (None, None)
+        self._memo = self._interfaces_memo = (None, None)
         self._learn_fronts(call)
         record = seen(call)
         if call.kind == "card" and call.card is not None and call.agent:
@@ -323,13 +333,18 @@ class Session:
     def _learn_fronts(self, call: Call) -> None:
         if call.agent is None or call.kind == "webhook":
             return  # a webhook goes the other way: its server is the client's receiver
-        if call.upstream is not None:
-            self.fronts.setdefault(call.upstream, call.agent)
+        if call.upstream is not None and call.upstream not in self.fronts:
+            self._learn_front(call.upstream, call.agent)
         for note in call.notes:
             match = _REWROTE.match(note)
             if match:
-                old, new = (_origin_text(Interface(url=url, binding="")) for url in match.groups())
-                self.fronts.setdefault(old, new)
+                old, new = (_url_origin(url) for url in match.groups())
+                if old not in self.fronts:
+                    self._learn_front(old, new)
+
+    def _learn_front(self, upstream: str, front: str) -> None:
+        self.fronts[upstream] = front
+        self._origins.clear()  # the origins worked out so far may go through the new front
 
     def _hold(self, call: Call, record: Seen, card: Card, extended: bool) -> None:
         cache_control = (call.response_header("cache-control") or "").lower()
@@ -395,5 +410,9 @@ def _hashable(value: object) -> object:
 
 
 def _origin_text(interface: Interface) -> str:
-    scheme, host, port = interface.origin
+    return _url_origin(interface.url)
+
+
+def _url_origin(url: str) -> str:
+    scheme, host, port = url_origin(url)
     return f"{scheme}://{host}:{port}"

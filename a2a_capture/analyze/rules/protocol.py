@@ -5,7 +5,6 @@ from __future__ import annotations
 import fnmatch
 
 from a2a_capture.a2a import spec
-from a2a_capture.a2a.cards import split_url
 from a2a_capture.analyze.findings import Hit, ref, rule
 
 
@@ -25,7 +24,7 @@ def _matching_interfaces(call, session, loosely: bool = False):
         if interface.binding.upper() != (call.binding or "").upper():
             continue
         if call.binding == "JSONRPC":
-            exact = (call.path or "/") == (split_url(interface.url).path or "/")  # many agents 404 on /rpc/
+            exact = (call.path or "/") == (interface.url_path or "/")  # many agents 404 on /rpc/
             if exact or (loosely and call.path.rstrip("/") == interface.path):
                 result.append(interface)
         elif _under(base.rstrip("/"), interface.path):
