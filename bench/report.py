@@ -41,7 +41,7 @@ def main() -> None:
         sum(1 for _ in iter_exchanges(path))
         timings["read (baseline)"] = time.perf_counter() - started
         started = time.perf_counter()
-        analysis = analyze([path])
+        analysis = analyze([path], facts=True)
         timings["analyze"] = time.perf_counter() - started
         started = time.perf_counter()
         model = walkthrough.build([str(path)], analysis)

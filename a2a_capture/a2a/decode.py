@@ -81,6 +81,9 @@ class Call:
     error: CallError | None = None
     #: (task id, canonical state) in the order the response and its frames showed them
     states: list[tuple[str, str]] = field(default_factory=list)
+    #: a response streamed as SSE: when the frame that showed each of ``states`` arrived, in
+    #: seconds after the call started (None where not recorded); None for any other response
+    state_offsets: list[float | None] | None = None
     #: frames of exchange ``late_stream``'s stream that this block shows, and their states
     late_stream: int | None = None
     late_states: list[tuple[str, str]] = field(default_factory=list)
@@ -408,14 +411,19 @@ def _read_payload(call: Call, payload: object) -> None:
 
 def _read_results(call: Call, result: object, frames: list) -> None:
     states = task_states(result)
+    offsets: list[float | None] = [None] * len(states)
     for frame in frames:
         data = _frame_json(frame)
         if isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
             call.error = _error_from(data["error"], None, _pre_1(call))  # a JSON-RPC envelope, any event
         elif frame.event == "error" and call.error is None:
             call.error = _error_from(data, None, _pre_1(call))
-        states += task_states(data)
+        shown = task_states(data)
+        states += shown
+        offsets += [frame.at] * len(shown)
     call.states = states
+    if call.streamed:
+        call.state_offsets = offsets
     if call.task_id is None and states:
         call.task_id = states[0][0]
 

@@ -13,6 +13,7 @@ from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import Call, decode
 from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the rules)
 from a2a_capture.analyze.config import Config, ignored_in_notes
+from a2a_capture.analyze.facts import ExchangeFacts, exchange_facts
 from a2a_capture.analyze.findings import Finding, Rule
 from a2a_capture.analyze.session import Session
 from a2a_capture.capture.models import Exchange
@@ -58,17 +59,20 @@ class Analysis(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     calls: list[CallRecord] = Field(default_factory=list)
     summary: Summary
+    #: each exchange's facts for a report, in order (kept when asked: ``analyze(..., facts=True)``)
+    exchanges: list[ExchangeFacts] = Field(default_factory=list)
 
 
 def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None,
-            on_finding: Callable[[Finding], None] | None = None) -> Analysis:
+            on_finding: Callable[[Finding], None] | None = None, facts: bool = False) -> Analysis:
     """Files given together form one session, in the order given.
 
     With ``on_finding``, each finding is handed over as it is found and the analysis returned
-    keeps only the summary: memory stays flat however long the session.
+    keeps only the summary: memory stays flat however long the session. With ``facts``, it
+    keeps each exchange's facts too, which a report shows without decoding again.
     """
     streaming = on_finding is not None
-    analyzer = Analyzer(config, keep_calls=not streaming, keep_findings=not streaming)
+    analyzer = Analyzer(config, keep_calls=not streaming, keep_findings=not streaming, keep_facts=facts)
     for path in paths:
         file = os.fspath(path)
         analyzer.start_file(file)
@@ -90,13 +94,16 @@ class Analyzer:
     long call can end after a later one started, and is learned only then.
     """
 
-    def __init__(self, config: Config | None = None, keep_calls: bool = True, keep_findings: bool = True) -> None:
-        """``keep_calls``/``keep_findings`` False: a caller that streams findings out keeps memory flat."""
+    def __init__(self, config: Config | None = None, keep_calls: bool = True, keep_findings: bool = True,
+                 keep_facts: bool = False) -> None:
+        """``keep_calls``/``keep_findings`` False: a caller that streams findings out keeps memory flat.
+        ``keep_facts``: keep each exchange's facts for a report."""
         self.config = config or Config()
         self.session = Session()
         self.findings: list[Finding] = []
         self.records: list[CallRecord] = []
-        self.keep_calls, self.keep_findings = keep_calls, keep_findings
+        self.facts: list[ExchangeFacts] = []
+        self.keep_calls, self.keep_findings, self.keep_facts = keep_calls, keep_findings, keep_facts
         self._by_rule: Counter[str] = Counter()
         self._by_severity: Counter[str] = Counter()
         self._by_outcome: Counter[str] = Counter()
@@ -131,6 +138,8 @@ class Analyzer:
                 continue
             found += rule.run(call, session)
         self._count(call, found)
+        if self.keep_facts:
+            self.facts.append(exchange_facts(exchange, call))
         end = start + call.duration if start is not None and call.duration is not None else None
         if end is None:
             session.apply(call)
@@ -146,7 +155,7 @@ class Analyzer:
     def finish(self) -> Analysis:
         self.end_file()
         _name_agents(self.findings, self.session)
-        return Analysis(findings=self.findings, calls=self.records, summary=self.summary())
+        return Analysis(findings=self.findings, calls=self.records, summary=self.summary(), exchanges=self.facts)
 
     def _rules_for(self, call: Call) -> list[Rule]:
         key = (call.operation, call.kind)

@@ -17,10 +17,10 @@ from a2a_capture.batch.fetch import local_copies, renamed
 from a2a_capture.batch.sessions import Grouping, group, is_url
 
 
-def analyze_session(files: list[str], config: Config | None) -> dict:
-    """One session's analysis as plain data (what a worker sends back)."""
+def analyze_session(files: list[str], config: Config | None, facts: bool = False) -> dict:
+    """One session's analysis as plain data (what a worker sends back); ``facts`` as ``analyze`` has it."""
     with local_copies(files) as (local, originals):
-        return renamed(analyze(local, config).model_dump(mode="json"), originals)
+        return renamed(analyze(local, config, facts=facts).model_dump(mode="json"), originals)
 
 
 def analyze_many(paths: Sequence[str], config: Config | None = None, *, grouping: Grouping = "all",
@@ -30,21 +30,25 @@ def analyze_many(paths: Sequence[str], config: Config | None = None, *, grouping
 
 
 def analyze_sessions(sessions: list[list[str]], config: Config | None = None, *, jobs: int | None = None,
-                     engine: engines.Engine = "local", scheduler: str | None = None) -> Analysis:
-    """Each session (a list of files) analyzed on its own; the analyses joined in order."""
+                     engine: engines.Engine = "local", scheduler: str | None = None,
+                     facts: bool = False) -> Analysis:
+    """Each session (a list of files) analyzed on its own; the analyses joined in order.
+    ``facts``: keep each exchange's facts, for a report."""
     if len(sessions) == 1 and engine == "local" and not any(map(is_url, sessions[0])):
-        return analyze(sessions[0], config)  # one local session: nothing to spread
-    results = engines.run(analyze_session, sessions, config, jobs=jobs, engine=engine, scheduler=scheduler)
+        return analyze(sessions[0], config, facts=facts)  # one local session: nothing to spread
+    results = engines.run(analyze_session, sessions, config, facts, jobs=jobs, engine=engine,
+                          scheduler=scheduler)
     return join([Analysis.model_validate(result) for result in results])
 
 
 def join(analyses: list[Analysis]) -> Analysis:
-    """Sessions side by side: findings and calls in order, summary counts added up."""
+    """Sessions side by side: findings, calls and exchange facts in order, summary counts added up."""
     if len(analyses) == 1:
         return analyses[0]
     return Analysis(findings=[f for a in analyses for f in a.findings],
                     calls=[c for a in analyses for c in a.calls],
-                    summary=_join_summaries([a.summary for a in analyses]))
+                    summary=_join_summaries([a.summary for a in analyses]),
+                    exchanges=[e for a in analyses for e in a.exchanges])
 
 
 def _join_summaries(summaries: list[Summary]) -> Summary:

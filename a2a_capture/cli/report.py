@@ -67,7 +67,7 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
     if any(map(is_url, files)):
         raise click.UsageError("report reads local files; export reads URLs")
     walkthrough.refuse_repeats(files)
-    analysis = analyze_sessions(grouped, settings.load(), **sessions)
+    analysis = analyze_sessions(grouped, settings.load(), facts=True, **sessions)
     model = walkthrough.build(files, analysis, whole=whole, title=title, accepted=accepted,
                               only_flagged=only_flagged, show_secrets=show_secrets, verbatim=listings)
     kind = "summary" if summary else "listings" if listings else output_format

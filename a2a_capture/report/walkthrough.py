@@ -15,13 +15,13 @@ from pydantic import BaseModel, Field
 
 from a2a_capture import __version__
 from a2a_capture.a2a.cards import Card
-from a2a_capture.a2a.decode import decode
 from a2a_capture.analyze.engine import Analysis, analyze
+from a2a_capture.analyze.facts import ExchangeFacts
 from a2a_capture.analyze.findings import Finding
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.report import svg
 from a2a_capture.report.excerpt import RULE_FOCUS, listing
-from a2a_capture.report.facts import explain, frame_states, outcome, short_id
+from a2a_capture.report.facts import explain, outcome, short_id
 from a2a_capture.report.mask import Masker
 from a2a_capture.sources import exchanges as read_exchanges
 
@@ -168,11 +168,14 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
     """The report of one session. ``accepted``: a baseline's counts, to mark the findings it lacks.
 
     ``verbatim``: every kept listing line is the capture's own, as documentation listings
-    need (otherwise one-line JSON bodies are laid out for reading).
+    need (otherwise one-line JSON bodies are laid out for reading). ``analysis``, when given,
+    must keep each exchange's facts (``analyze(..., facts=True)``): the report reads the
+    exchanges' text again for their listings, but never decodes them again.
     """
     files = [os.fspath(path) for path in paths]
     refuse_repeats(files)
-    analysis = analysis or analyze(files)
+    analysis = analysis or analyze(files, facts=True)
+    facts_of = _facts_by_file(analysis, files)
     several = len(files) > 1
     index_of = {file: position for position, file in enumerate(files)}
     masker = None if show_secrets else Masker.for_files(files)
@@ -202,27 +205,29 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
     order = 0  # exchange position in the session, the axis when a capture has no timestamps
     for file in files:
         blocks = [masker.exchange(e) if masker else e for e in read_exchanges(file)]
+        known = _facts_for(blocks, facts_of.get(file, []), file)
         streams = {e.number: i for i, e in enumerate(blocks) if not e.webhook and e.response is not None
                    and e.response.is_event_stream}
-        late_for: dict[int, list] = defaultdict(list)
-        for block in blocks:
+        late_for: dict[int, list[int]] = defaultdict(list)  # a stream's position: its late blocks' positions
+        for position, block in enumerate(blocks):
             if block.late_body and block.late_stream in streams:
-                late_for[streams[block.late_stream]].append(block)
+                late_for[streams[block.late_stream]].append(position)
         for position, exchange in enumerate(blocks):
             place = anchor(file, exchange.label)
-            call = decode(exchange, file)
+            facts = known[position]
+            late = [blocks[later] for later in late_for.get(position, [])]
             here = views_by_place.get((file, exchange.label), [])
             focus = set().union(*(RULE_FOCUS.get(f.rule, set()) for f in here)) if here else None
             own_late = [exchange] if exchange.late_body and exchange.late_stream not in streams else []
-            text, note = listing(exchange, whole=whole, extra_keys=focus, late=late_for.get(position) or own_late,
+            text, note = listing(exchange, whole=whole, extra_keys=focus, late=late or own_late,
                                  layout=not verbatim)
-            facts = explain(call)
-            if facts:
-                note = f"{note} {' '.join(facts)}"
-            events = call.events + sum(len(b.late_events) for b in late_for.get(position, []))
-            ending = outcome(call)
-            for block in late_for.get(position, []):  # a stream that went on later ends where its last frame says
-                late_states = frame_states(block, call, late=True)
+            notes = explain(facts)
+            if notes:
+                note = f"{note} {' '.join(notes)}"
+            events = facts.events + sum(len(block.late_events) for block in late)
+            ending = outcome(facts)
+            for later in late_for.get(position, []):  # a stream that went on later ends where its last frame says
+                late_states = known[later].late_states
                 if late_states:
                     ending = svg.state_name(late_states[-1][1])
             response = exchange.response
@@ -234,34 +239,34 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
                 request_bytes=len(exchange.request.body),
                 response_bytes=len(response.body) if response is not None else None,
                 outcome=ending, listing=text.text, note=note, findings=here,
-                duration_ms=round(call.duration * 1000, 1) if call.duration is not None else None,
+                duration_ms=round(facts.duration * 1000, 1) if facts.duration is not None else None,
                 webhook=exchange.webhook,
             )
             exchanges.append(view)
-            if call.card is not None and call.agent and call.agent not in agents:
-                agents[call.agent] = _agent_view(call.card, call.agent, place)
-            lifeline = _lifeline(call, agents)
+            if facts.card is not None and facts.agent and facts.agent not in agents:
+                agents[facts.agent] = _agent_view(facts.card, facts.agent, place)
+            lifeline = _lifeline(facts, agents)
             if exchange.webhook:
-                lifeline = call.task_id or ""  # resolved below, once every task's agent is known
+                lifeline = facts.task_id or ""  # resolved below, once every task's agent is known
             else:
-                for task in [call.task_id, *(t for t, _ in call.states)]:
+                for task in [facts.task_id, *(t for t, _, _ in facts.states)]:
                     if task:
                         task_owner.setdefault(task, lifeline)
-            arrow = svg.Arrow(anchor=place, label=_arrow_label(exchange, call), lifeline=lifeline,
+            arrow = svg.Arrow(anchor=place, label=_arrow_label(exchange, facts), lifeline=lifeline,
                               answer=ending, wasted=any(f.wasted for f in here), events=events,
-                              webhook=exchange.webhook, name=view.name, time=call.started,
-                              message_reply=_replied_with_message(call), file=_stem(file) if several else "")
+                              webhook=exchange.webhook, name=view.name, time=facts.started,
+                              message_reply=facts.replied_with_message, file=_stem(file) if several else "")
             arrows.append(arrow)
             # states: from the response (and its frames), and from frames shown late for an earlier stream
-            for task, state, at in frame_states(exchange, call):
+            for task, state, at in facts.states:
                 _mark(tasks, task, state, order, at, place, view.name)
                 task_anchor[task] = place
             if exchange.late_body:
                 owner = streams.get(exchange.late_stream)
                 owner_anchor = anchor(file, str(exchange.late_stream)) if owner is not None else place
                 owner_name = name(file, str(exchange.late_stream)) if owner is not None else view.name
-                for task, state, at in frame_states(exchange, call, late=True):
-                    _mark(tasks, task, state, order, at, owner_anchor, owner_name)
+                for task, state in facts.late_states:
+                    _mark(tasks, task, state, order, None, owner_anchor, owner_name)
                     task_anchor[task] = owner_anchor
             order += 1
     for arrow in arrows:
@@ -301,6 +306,22 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
     )
 
 
+def _facts_by_file(analysis: Analysis, files: list[str]) -> dict[str, list[ExchangeFacts]]:
+    by_file: dict[str, list[ExchangeFacts]] = defaultdict(list)
+    for facts in analysis.exchanges:
+        by_file[facts.file].append(facts)
+    if analysis.summary.exchanges and not analysis.exchanges:
+        raise ValueError("a report needs the analysis's exchange facts: analyze(files, facts=True)")
+    return by_file
+
+
+def _facts_for(blocks: list, facts: list[ExchangeFacts], file: str) -> list[ExchangeFacts]:
+    """The analysis's facts of a file's exchanges, checked to be of those very exchanges."""
+    if [f.label for f in facts] != [block.label for block in blocks]:
+        raise ValueError(f"{file}: the analysis given is not of this capture's exchanges")
+    return facts
+
+
 def _mark(tasks, task: str, state: str, order: int, at: float | None, place: str, where: str) -> None:
     seen = tasks[task]
     if seen and seen[-1].state == state:  # a poll that finds the same state draws no new bar
@@ -308,27 +329,20 @@ def _mark(tasks, task: str, state: str, order: int, at: float | None, place: str
     seen.append(svg.Mark(order=order, at=at, state=state, anchor=place, where=where))
 
 
-def _lifeline(call, agents: dict[str, AgentView]) -> str:
-    if call.agent in agents:
-        return agents[call.agent].name
-    return (call.agent or "agent").removeprefix("http://").removeprefix("https://")
+def _lifeline(facts: ExchangeFacts, agents: dict[str, AgentView]) -> str:
+    if facts.agent in agents:
+        return agents[facts.agent].name
+    return (facts.agent or "agent").removeprefix("http://").removeprefix("https://")
 
 
-def _arrow_label(exchange, call) -> str:
+def _arrow_label(exchange, facts: ExchangeFacts) -> str:
     """The capture's title when it has one (it says what the call was for), else operation and path."""
     if exchange.webhook:
         return f"webhook {exchange.number}" + (f": {exchange.title}" if exchange.title else "")
-    what = exchange.title or call.operation or f"{exchange.request.method} {call.path}"
-    if call.kind == "card" or (not call.operation and not exchange.title):
-        what = f"{what} {call.path}" if call.path not in what else what
+    what = exchange.title or facts.operation or f"{exchange.request.method} {facts.path}"
+    if facts.kind == "card" or (not facts.operation and not exchange.title):
+        what = f"{what} {facts.path}" if facts.path not in what else what
     return f"{exchange.label} {what}"
-
-
-def _replied_with_message(call) -> bool:
-    result = call.response_json
-    if isinstance(result, dict) and "result" in result and isinstance(result["result"], dict):
-        result = result["result"]
-    return isinstance(result, dict) and "message" in result and "task" not in result and not call.states
 
 
 def _finding_view(finding: Finding, number: int, anchor, name, new: bool) -> FindingView:
