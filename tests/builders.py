@@ -113,7 +113,7 @@ def analyze_everything(capture, directory: Path) -> None:
 
     path = directory / "generated.http"
     path.write_bytes(capture_bytes(capture))
-    analysis = analyze([path])
+    analysis = analyze([path], facts=True)
     assert len(analysis.calls) == len(capture.exchanges)
     for output in (text, to_json, sarif, junit):
         assert output(analysis)
