@@ -15,6 +15,7 @@ import re
 
 from a2a_capture.a2a.decode import Call, decode
 from a2a_capture.analyze.engine import analyze
+from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.capture import capture_bytes
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
 from a2a_capture.report.facts import outcome
@@ -141,12 +142,12 @@ def _title(exchange: Exchange, call: Call) -> str:
         return f"discover {name}" if name else f"discover {call.path}"
     operation = call.operation or exchange.title.split(":")[0] or f"{exchange.request.method} {call.path}"
     if call.error is not None:
-        return f"{operation}: {call.error.name or outcome(call)}"
+        return f"{operation}: {call.error.name or outcome(exchange_facts(exchange, call))}"
     gist = _gist(call)
     if gist:
         return f"{operation}: {gist}"
     if call.states:
-        return f"{operation}: {outcome(call)}"
+        return f"{operation}: {outcome(exchange_facts(exchange, call))}"
     return operation
 
 
