@@ -315,7 +315,7 @@ def test_a_bad_url_or_output_stops_replay_before_it_sends(tmp_path):
     with serve_app(counter) as url:
         bad_url = run("replay", capture, "--target", "test-runner=notaurl")
         no_folder = run("replay", capture, "--target", f"test-runner={url}", "-o", str(tmp_path / "no" / "x.http"))
-    assert bad_url.returncode == 2 and b"--target test-runner=notaurl: expected an http:// or https:// URL" \
+    assert bad_url.returncode == 2 and b"Invalid value for '--target': 'notaurl': expected an http:// or https:// URL" \
         in bad_url.stderr
     assert no_folder.returncode == 2 and b"the folder" in no_folder.stderr and b"does not exist" in no_folder.stderr
     assert len(bad_url.stderr.splitlines()) == len(no_folder.stderr.splitlines()) == 1

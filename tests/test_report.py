@@ -81,7 +81,7 @@ def test_markdown_report(kit, tmp_path):
 
 def test_report_command_errors(kit, tmp_path):
     result = run("report", str(kit / "05-streaming.http"), "-o", str(tmp_path / "report.pdf"))
-    assert result.returncode == 2 and b"--format html or md" in result.stderr
+    assert result.returncode == 2 and b"--format html or markdown" in result.stderr
     own = tmp_path / "mine"
     own.mkdir()
     (own / "report.md.j2").write_text("{{ model.title }}: {{ model.exchanges | length }} exchanges\n")

@@ -9,21 +9,22 @@ import click
 
 from a2a_capture.cli.base import main
 from a2a_capture.cli.sessions import session_options
+from a2a_capture.cli.types import FAIL_ON, Format
 from a2a_capture.errors import open_output, require_exchanges, write_text
 
 
 @main.command("analyze")
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @session_options()
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "junit"]), default="text",
+@click.option("--format", "output_format", type=Format("text", "json", "sarif", "junit"), default="text",
               show_default=True, help="text: one line per finding and a summary; json, sarif (2.1.0), junit: for CI.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default="warning",
+@click.option("--fail-on", type=FAIL_ON, default="warning",
               show_default=True, help="Exit 1 when a finding is at least this severe.")
 @click.option("--select", multiple=True, metavar="RULE", help="Run only these rules (repeatable).")
 @click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
               help="Write the output to a file instead of standard output.")
-@click.option("--allow-empty", is_flag=True,
+@click.option("--allow-empty/--no-allow-empty", default=False,
               help="Pass captures with no exchange (by default an error, exit 2, unless --fail-on never).")
 def analyze_command(files, output_format, fail_on, select, ignore, output, allow_empty, sessions):
     """Find wasted round trips in capture FILES (or folders of .http files), read as one session

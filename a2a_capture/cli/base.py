@@ -15,8 +15,32 @@ from a2a_capture.errors import A2ACaptureError
 USAGE_ERROR = 2
 
 
+class OneLineUsageError(click.ClickException):
+    """A usage mistake as one line, like every other error: click's own shows three."""
+
+    exit_code = USAGE_ERROR
+
+    def __init__(self, error: click.UsageError) -> None:
+        command = error.ctx.command_path if error.ctx else "a2a-capture"
+        super().__init__(f"{error.format_message().rstrip('.')} (see {command} --help)")
+
+    def show(self, file=None) -> None:
+        click.echo(f"a2a-capture: error: {self.format_message()}", err=True, file=file)
+
+
+def _one_line(error: click.UsageError) -> click.ClickException:
+    return error if isinstance(error, click.exceptions.NoArgsIsHelpError) else OneLineUsageError(error)
+
+
 class _Group(click.Group):
-    """Turns the tool's own errors into one line and exit 2; no traceback reaches a user."""
+    """Turns the tool's own errors and usage mistakes into one line and exit 2; no traceback
+    reaches a user."""
+
+    def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            raise _one_line(error) from None
 
     def invoke(self, ctx: click.Context):
         for stream in (sys.stdout, sys.stderr):  # bytes of a capture that were not UTF-8 show escaped
@@ -24,6 +48,8 @@ class _Group(click.Group):
                 stream.reconfigure(errors="backslashreplace")
         try:
             return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _one_line(error) from None
         except A2ACaptureError as error:
             click.echo(f"a2a-capture: error: {error}", err=True)
             sys.exit(USAGE_ERROR)
@@ -42,12 +68,10 @@ class _Group(click.Group):
             sys.exit(USAGE_ERROR)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("a2a-capture", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="a2a-capture")
 def main() -> None:
     """Record, read and analyze A2A traffic in .http capture files."""
-
-
 
 
 def pairs(values: tuple[str, ...], what: str) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from a2a_capture.cli.base import main
+from a2a_capture.cli.options import redact_option
 
 
 @main.command("convert")
@@ -14,19 +15,18 @@ from a2a_capture.cli.base import main
               help="The input's format (default: from its suffix: .http, .har, .mitm/.flow).")
 @click.option("--to", "target_kind", type=click.Choice(["http", "har", "mitm"]),
               help="The output's format (default: from its suffix).")
-@click.option("--show-secrets", is_flag=True,
-              help="Keep credentials from a HAR or flow file in clear (by default they are masked as the "
-                   "recorder masks them).")
-def convert_command(source, output, source_kind, target_kind, show_secrets):
+@redact_option(default=None, help="Mask credentials as the recorder masks them (by default: those of a HAR or flow "
+                                   "file; a capture is kept as it is); --no-redact keeps them in clear.")
+def convert_command(source, output, source_kind, target_kind, redact):
     """Convert between captures (.http), HAR 1.2 files and mitmproxy flow files.
 
     HAR and mitmproxy flows keep no arrival time per SSE frame; streams converted from
     them have none, and a note says so. HAR written by a2a-capture keeps them in `_a2a`
     fields, so it converts back without loss. Credentials in a HAR or flow file
     (Authorization, cookies, push tokens) are masked as the recorder masks them, unless
-    --show-secrets.
+    --no-redact.
     """
     from a2a_capture.convert import convert
 
-    capture = convert(source, output, source_kind, target_kind, redact=False if show_secrets else None)
+    capture = convert(source, output, source_kind, target_kind, redact=redact)
     click.echo(f"wrote {len(capture.exchanges)} exchanges to {output}", err=True)

@@ -7,32 +7,39 @@ import sys
 import click
 
 from a2a_capture.cli.base import USAGE_ERROR, main
+from a2a_capture.cli.options import redact_option
+from a2a_capture.cli.types import FAIL_ON, LISTEN, URL, HostPort, Named
 
 
 @main.command("record")
-@click.option("--agent", "agents", multiple=True, metavar="URL",
-              help="An agent to record in reverse mode, such as http://127.0.0.1:41241 (repeatable, with --listen).")
-@click.option("--listen", "listens", multiple=True, metavar="HOST:PORT",
-              help="Where clients reach the agent of the --agent in the same position.")
-@click.option("--proxy", metavar="HOST:PORT", help="Record as a forward HTTP proxy listening here.")
+@click.option("--agent", "agents", multiple=True, type=Named(URL), metavar="[NAME=]URL",
+              help="An agent to record in reverse mode, such as http://127.0.0.1:41241 (repeatable, each with "
+                   "a --listen); NAME is yours to choose, for --listen.")
+@click.option("--listen", "listens", multiple=True, type=LISTEN, metavar="[NAME=]HOST:PORT",
+              help="Where clients reach an agent: the one NAME names (its --agent NAME or its host:port), "
+                   "else the --agent in the same position.")
+@click.option("--proxy", type=HostPort(), metavar="HOST:PORT", help="Record as a forward HTTP proxy listening here.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="The capture file; exchanges are appended.")
-@click.option("--no-redact", is_flag=True, help="Keep credentials, cookies, API keys and push tokens (careful).")
-@click.option("--no-rewrite-cards", is_flag=True,
-              help="Relay agent cards unchanged (later calls may then bypass the recorder).")
+@redact_option()
+@click.option("--rewrite-cards/--no-rewrite-cards", default=True, show_default=True,
+              help="Point the URLs in relayed agent cards at the recorder; unchanged cards let later calls "
+                   "bypass it.")
 @click.option("--upstream-trust", metavar="CA.pem", type=click.Path(dir_okay=False),
               help="Trust agents whose TLS certificate this CA (PEM) signed, such as a self-signed gRPC agent's.")
-@click.option("--upstream-insecure", is_flag=True,
+@click.option("--upstream-insecure/--no-upstream-insecure", default=False,
               help="Do not check agents' TLS certificates at all (development only).")
-@click.option("--check", is_flag=True, help="With a COMMAND: analyze the capture after it and fail on findings.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]),
+@click.option("--check/--no-check", default=False,
+              help="With a COMMAND: analyze the capture after it and fail on findings.")
+@click.option("--fail-on", type=FAIL_ON,
               help="With a COMMAND: analyze after it and fail on findings at least this severe (implies --check; "
                    "default warning).")
-@click.option("--allow-empty", is_flag=True, help="With a COMMAND: let a recording with no exchange pass.")
-@click.option("--live", is_flag=True,
+@click.option("--allow-empty/--no-allow-empty", default=False,
+              help="With a COMMAND: let a recording with no exchange pass.")
+@click.option("--live/--no-live", default=False,
               help="Analyze as you record: print each finding on stderr as soon as its exchange is written.")
 @click.argument("client_command", nargs=-1, metavar="[-- COMMAND ARGS...]", type=click.UNPROCESSED)
-def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards, upstream_trust, upstream_insecure,
+def record_command(agents, listens, proxy, output, redact, rewrite_cards, upstream_trust, upstream_insecure,
                    check, fail_on, allow_empty, live, client_command):
     """Record live A2A traffic through mitmdump into a capture file.
 
@@ -51,23 +58,19 @@ def record_command(agents, listens, proxy, output, no_redact, no_rewrite_cards, 
     """
     from a2a_capture.record import runner
 
-    if len(agents) != len(listens):
-        raise click.UsageError("give one --listen HOST:PORT for each --agent URL")
-    pairs = [(runner.parse_agent(url), runner.Listener.parse(where, "--listen"))
-             for url, where in zip(agents, listens, strict=True)]
-    listener = runner.Listener.parse(proxy, "--proxy") if proxy else None
-    options = dict(redact=not no_redact, rewrite_cards=not no_rewrite_cards, upstream_trust=upstream_trust,
+    pairs = runner.agent_listeners(list(agents), list(listens))
+    options = dict(redact=redact, rewrite_cards=rewrite_cards, upstream_trust=upstream_trust,
                    upstream_insecure=upstream_insecure, echo=lambda line: click.echo(line, err=True),
                    warn=lambda line: click.echo(line, err=True))
     if not client_command:
         if check or fail_on or allow_empty:
             raise click.UsageError("--check, --fail-on and --allow-empty go with a command: record ... -- COMMAND")
-        runner.run(output, pairs, listener, live=(lambda text: click.echo(text, err=True)) if live else None,
+        runner.run(output, pairs, proxy, live=(lambda text: click.echo(text, err=True)) if live else None,
                    **options)
         return
     if live:
         raise click.UsageError("--live goes with an interactive recording; with a COMMAND, use --check")
-    status, written = runner.run_command(list(client_command), output, pairs, listener, **options)
+    status, written = runner.run_command(list(client_command), output, pairs, proxy, **options)
     if status != 0:
         sys.exit(status if status > 0 else 128 - status)  # killed by a signal: the shell's convention
     if not written and not allow_empty:

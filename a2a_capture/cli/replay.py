@@ -8,31 +8,36 @@ import click
 
 from a2a_capture.cli.base import main, pairs, verdict
 from a2a_capture.cli.sessions import session_options
+from a2a_capture.cli.types import FAIL_ON, SECONDS, SPEED, URL, HostPort, Named
 
 
 @main.command("replay")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--target", "targets", multiple=True, metavar="NAME=URL", required=True,
-              help="Where the agent NAME (its card's name, or its recorded host:port) runs now (repeatable).")
+@click.option("--target", "targets", multiple=True, type=Named(URL), metavar="[NAME=]URL", required=True,
+              help="Where the agent NAME (its card's name, or its recorded host:port) runs now (repeatable); "
+                   "without NAME, the next agent in the order the capture meets them.")
 @click.option("--secret", "secrets", multiple=True, metavar="PLACE=VALUE",
               help="A credential for a place the capture redacted (repeatable): a header by name "
                    "(Authorization=\"Bearer …\"), a JSON member by the path its `#@ redacted:` line gives "
                    "($.params.configuration.taskPushNotificationConfig.token=…), a query parameter as ?NAME. "
                    "Or set A2A_CAPTURE_SECRET_<PLACE> (AUTHORIZATION, "
                    "PARAMS_CONFIGURATION_TASKPUSHNOTIFICATIONCONFIG_TOKEN, QUERY_KEY). Never written out.")
-@click.option("--speed", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+@click.option("--speed", type=SPEED, default=1.0, show_default=True,
               metavar="N", help="Keep the recorded gaps between calls, this many times shorter.")
-@click.option("--no-delay", is_flag=True, help="Send each call as soon as the previous one ends.")
-@click.option("--wait-for-state", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
+@click.option("--delay/--no-delay", default=True, show_default=True,
+              help="Keep the recorded gaps between calls; --no-delay sends each call as soon as the previous "
+                   "one ends.")
+@click.option("--wait-for-state", type=SECONDS, default=5.0, show_default=True, metavar="SECONDS",
               help="A task read (GetTask, ListTasks, SubscribeToTask) that finds the task behind the recorded "
                    "state asks again, for at most this long (0: never).")
-@click.option("--wait-for-webhooks", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
+@click.option("--wait-for-webhooks", type=SECONDS, default=5.0, show_default=True, metavar="SECONDS",
               help="After the last call, wait this long at most for as many webhooks as were recorded.")
-@click.option("--webhook-listen", metavar="HOST:PORT", default="127.0.0.1:0", show_default=True,
+@click.option("--webhook-listen", type=HostPort(free_port=True), metavar="HOST:PORT", default="127.0.0.1:0",
+              show_default=True,
               help="Where replay takes the agents' webhooks (port 0: a free one); push configs are pointed there.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the new session (.http, or .har/.mitm by suffix), secrets redacted as recorded.")
-def replay_command(file, targets, secrets, speed, no_delay, wait_for_state, wait_for_webhooks, webhook_listen,
+def replay_command(file, targets, secrets, speed, delay, wait_for_state, wait_for_webhooks, webhook_listen,
                    output):
     """Send the client side of capture FILE (.http, .har, .mitm, .flow) again to live agents.
 
@@ -43,16 +48,15 @@ def replay_command(file, targets, secrets, speed, no_delay, wait_for_state, wait
     changed; exit 1 if anything did.
     """
     from a2a_capture import sources
-    from a2a_capture.record.runner import Listener
     from a2a_capture.replay import client, diff, preflight
 
     old = sources.capture(file)
     if output:
         preflight.check_writable(output)
-    listen = Listener.parse(webhook_listen, "--webhook-listen")
-    options = client.Options(speed=0.0 if no_delay else speed, wait_for_state=wait_for_state,
-                             wait_for_webhooks=wait_for_webhooks, webhook_listen=(listen.host, listen.port))
-    new = client.replay(old, pairs(targets, "--target"), pairs(secrets, "--secret"), options=options,
+    options = client.Options(speed=speed if delay else 0.0, wait_for_state=wait_for_state,
+                             wait_for_webhooks=wait_for_webhooks,
+                             webhook_listen=(webhook_listen.host, webhook_listen.port))
+    new = client.replay(old, list(targets), pairs(secrets, "--secret"), options=options,
                         echo=click.echo)
     if output:
         write_session(new, output)
@@ -80,17 +84,20 @@ def write_session(capture, output: str) -> None:
 
 @main.command("serve")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--listen", "listens", multiple=True, metavar="[NAME=]HOST:PORT",
-              help="Where to serve each recorded agent (in the order the capture meets them, or by NAME).")
-@click.option("--speed", type=float, default=1.0, show_default=True, help="Play streams this many times faster.")
-@click.option("--no-delay", is_flag=True, help="Send stream frames at once.")
-def serve_command(file, listens, speed, no_delay):
+@click.option("--listen", "listens", multiple=True, type=Named(HostPort(free_port=True)), metavar="[NAME=]HOST:PORT",
+              help="Where to serve the agent NAME (its card's name, or its recorded host:port); without NAME, "
+                   "the next agent in the order the capture meets them (port 0, or none given: a free port).")
+@click.option("--speed", type=SPEED, default=1.0, show_default=True, metavar="N",
+              help="Play streams this many times faster.")
+@click.option("--delay/--no-delay", default=True, show_default=True,
+              help="Keep the recorded gaps between stream frames; --no-delay sends them at once.")
+def serve_command(file, listens, speed, delay):
     """Serve the agent side of capture FILE (.http, .har, .mitm, .flow) as mock agents, until Ctrl-C."""
     from a2a_capture import sources
     from a2a_capture.replay import serve
     from a2a_capture.replay.runner import serve_forever
 
-    agents = serve.mock_agents(sources.capture(file), 0.0 if no_delay else speed)
+    agents = serve.mock_agents(sources.capture(file), speed if delay else 0.0)
     if not agents:
         raise click.UsageError(f"{file} has no calls to an agent to serve")
     serve_forever(agents, list(listens), echo=click.echo)
@@ -115,9 +122,10 @@ def diff_command(old, new, keys):
 @click.option("--baseline", "baseline_path", required=True, type=click.Path(dir_okay=False),
               help="The accepted findings (JSON); missing means none are accepted.")
 @click.option("--update-baseline", is_flag=True, help="Accept the current findings: write them to the baseline.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
+@click.option("--fail-on", type=FAIL_ON, default="warning", show_default=True,
               help="Only findings at least this severe can fail the check.")
-@click.option("--allow-empty", is_flag=True, help="Pass a capture with no exchange (by default an error, exit 2).")
+@click.option("--allow-empty/--no-allow-empty", default=False,
+              help="Pass a capture with no exchange (by default an error, exit 2).")
 def check_command(paths, baseline_path, update_baseline, fail_on, allow_empty, sessions):
     """The CI gate: analyze PATHS (files, or folders of .http files) and fail on new findings."""
     from a2a_capture.analyze import config as settings

@@ -5,10 +5,12 @@ from __future__ import annotations
 import click
 
 from a2a_capture.cli.base import main
+from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
+from a2a_capture.cli.types import Format
 from a2a_capture.errors import write_text
 
-_SUFFIXES = {"html": "html", "htm": "html", "md": "md", "markdown": "md"}
+_SUFFIXES = {"html": "html", "htm": "html", "md": "markdown", "markdown": "markdown"}
 
 
 @main.command("report")
@@ -16,7 +18,7 @@ _SUFFIXES = {"html": "html", "htm": "html", "md": "md", "markdown": "md"}
 @session_options()
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="report.html or report.md; the suffix chooses the format unless --format says.")
-@click.option("--format", "output_format", type=click.Choice(["html", "md"]), help="html or md.")
+@click.option("--format", "output_format", type=Format("html", "markdown"), help="html or markdown.")
 @click.option("--summary", is_flag=True,
               help="Markdown: only the verdict and the findings by rule, under 64 KB, for a pull-request "
                    "comment or a CI step summary.")
@@ -24,14 +26,14 @@ _SUFFIXES = {"html": "html", "htm": "html", "md": "md", "markdown": "md"}
               help="Markdown: each exchange as a documentation listing block (title, source, lang, note, body).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, exists=True),
               help="A baseline from `check --update-baseline`: mark the findings it has not accepted, first.")
-@click.option("--only-flagged", is_flag=True, help="List only the exchanges with findings.")
-@click.option("--show-secrets", is_flag=True,
-              help="Show credentials as the capture holds them (by default masked as the recorder masks them).")
+@click.option("--only-flagged/--no-only-flagged", default=False, help="List only the exchanges with findings.")
+@redact_option(help="Mask credentials as the recorder masks them; --no-redact shows them as the capture holds "
+                    "them.")
 @click.option("--templates", type=click.Path(file_okay=False, exists=True),
               help="A folder of your own templates (report.html.j2, report.md.j2, report.css) to use first.")
-@click.option("--whole", is_flag=True, help="Show every exchange whole instead of cut to what matters.")
+@click.option("--whole/--no-whole", default=False, help="Show every exchange whole instead of cut to what matters.")
 @click.option("--title", help="The report's title (default: the file names).")
-def report_command(files, output, output_format, summary, listings, baseline_path, only_flagged, show_secrets,
+def report_command(files, output, output_format, summary, listings, baseline_path, only_flagged, redact,
                    templates, whole, title, sessions):
     """Write an annotated walkthrough of capture FILES (one session, in the order given;
     with --each-file or --each-folder, independent sessions analyzed in parallel).
@@ -41,7 +43,7 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
     exchange under its number and title, cut to the lines that matter with `…` for each cut.
     HTML is one self-contained file (no scripts, fonts or images from outside); each
     exchange has an anchor, such as report.html#ex-6. Credentials are masked unless
-    --show-secrets says otherwise.
+    --no-redact says otherwise.
     """
     from a2a_capture.analyze import config as settings
     from a2a_capture.batch.analysis import analyze_sessions
@@ -52,10 +54,10 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
         suffix = output.rsplit(".", 1)[-1].lower() if "." in output else ""
         output_format = _SUFFIXES.get(suffix)
         if output_format is None:
-            raise click.UsageError("say --format html or md, or name the output report.html or report.md")
+            raise click.UsageError("say --format html or markdown, or name the output report.html or report.md")
     if summary and listings:
         raise click.UsageError("--summary and --listings write different files; choose one")
-    if (summary or listings) and output_format != "md":
+    if (summary or listings) and output_format != "markdown":
         raise click.UsageError(f"--{'summary' if summary else 'listings'} writes Markdown: name the output *.md")
     accepted = None
     if baseline_path:
@@ -69,8 +71,8 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
     walkthrough.refuse_repeats(files)
     analysis = analyze_sessions(grouped, settings.load(), facts=True, **sessions)
     model = walkthrough.build(files, analysis, whole=whole, title=title, accepted=accepted,
-                              only_flagged=only_flagged, show_secrets=show_secrets, verbatim=listings)
-    kind = "summary" if summary else "listings" if listings else output_format
+                              only_flagged=only_flagged, show_secrets=not redact, verbatim=listings)
+    kind = "summary" if summary else "listings" if listings else {"markdown": "md"}.get(output_format, "html")
     text = render.render(model, kind, templates)
     write_text(output, text)
     click.echo(f"wrote {output}: {len(model.exchanges)} exchanges, {len(model.findings)} findings", err=True)

@@ -10,6 +10,7 @@ import click
 from a2a_capture import show, sources
 from a2a_capture.capture import capture_bytes
 from a2a_capture.cli.base import main
+from a2a_capture.cli.types import Format
 from a2a_capture.errors import valid_utf8
 
 
@@ -18,10 +19,10 @@ from a2a_capture.errors import valid_utf8
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["table", "json", "http"]),
-    default="table",
+    type=Format("text", "json", "http"),
+    default="text",
     show_default=True,
-    help="table: one line per exchange; json: a list of objects; http: the capture written back out.",
+    help="text: one line per exchange; json: a list of objects; http: the capture written back out.",
 )
 def show_command(files: tuple[str, ...], output_format: str) -> None:
     """List the exchanges of capture FILES: number, title, method, target, status, SSE events, body sizes."""

@@ -5,15 +5,16 @@ from __future__ import annotations
 import click
 
 from a2a_capture.cli.base import main
+from a2a_capture.cli.options import redact_option
 
 
 @main.command("tidy")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The capture to write.")
-@click.option("--names", is_flag=True, help="Replace ids by short stable names: task-1, context-1, message-1.")
-@click.option("--show-secrets", is_flag=True,
-              help="Keep credentials in clear (by default masked as the recorder masks them).")
-def tidy_command(files, output, names, show_secrets):
+@click.option("--names/--no-names", default=False,
+              help="Replace ids by short stable names: task-1, context-1, message-1.")
+@redact_option()
+def tidy_command(files, output, names, redact):
     """Turn recorded FILES (one session) into a capture in the A2A 101 kit's style.
 
     Exchanges renumbered, titles that say what each call was for, JSON bodies
@@ -24,5 +25,5 @@ def tidy_command(files, output, names, show_secrets):
     from a2a_capture.report.walkthrough import refuse_repeats
 
     refuse_repeats(list(files))
-    capture = tidy.write(list(files), output, names=names, show_secrets=show_secrets)
+    capture = tidy.write(list(files), output, names=names, show_secrets=not redact)
     click.echo(f"wrote {output}: {len(capture.exchanges)} exchanges", err=True)

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from a2a_capture.address import AddressError, host_port, pair
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.resources import addons_dir
 
@@ -34,10 +35,11 @@ class Listener:
 
     @classmethod
     def parse(cls, text: str, what: str) -> Listener:
-        host, sep, port = text.rpartition(":")
-        if not sep or not (port.isascii() and port.isdigit()) or len(port) > 5 or int(port) > 65535:
-            raise RecordError(f"{what} {text!r} should be HOST:PORT with a port up to 65535, such as 127.0.0.1:51241")
-        return cls(host.strip("[]") or "127.0.0.1", int(port))
+        """HOST:PORT as address.host_port reads it (port 0: any free one)."""
+        try:
+            return cls(*host_port(text, free_port=True))
+        except AddressError as error:
+            raise RecordError(f"{what} {error}") from None
 
     def __str__(self) -> str:
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
@@ -104,6 +106,20 @@ def parse_agent(url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise RecordError(f"--agent {url!r} should be an http:// or https:// URL of an agent")
     return f"{parts.scheme}://{parts.netloc}"
+
+
+def agent_listeners(agents: list[tuple[str | None, str]],
+                    listens: list[tuple[str | None, Listener]]) -> list[tuple[str, Listener]]:
+    """Each --agent [NAME=]URL with its --listen [NAME=]HOST:PORT: the one that names it (its NAME
+    or its host:port) or, unnamed, the next in order; every agent needs one."""
+    urls = [parse_agent(url) for _, url in agents]
+    names = [[name, urlsplit(url).netloc] if name else [urlsplit(url).netloc]
+             for (name, _), url in zip(agents, urls, strict=True)]
+    listeners = pair(listens, names, "--listen")
+    missing = [url for url, listener in zip(urls, listeners, strict=True) if listener is None]
+    if missing:
+        raise RecordError(f"no --listen for {', '.join(missing)}: give one --listen [NAME=]HOST:PORT for each --agent")
+    return list(zip(urls, listeners, strict=True))
 
 
 def wait_until_listening(listeners: list[Listener], process: subprocess.Popen, timeout: float = 30) -> None:

@@ -15,12 +15,14 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import httpx
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import decode
+from a2a_capture.address import pair
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record.flows import StreamCopy
@@ -37,6 +39,8 @@ TRANSPORT_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "c
                                "accept-encoding"})
 #: seconds between two asks of a task read that found the task behind the recording
 POLL_INTERVAL = 0.05
+#: where the agents run now: NAME -> URL, or [NAME=]URL pairs as given (None: the next agent)
+Targets = Mapping[str, str] | Sequence[tuple[str | None, str]]
 
 
 class ReplayError(A2ACaptureError):
@@ -73,12 +77,17 @@ def agents_of(capture: Capture) -> dict[str, str]:
     return {agent.origin: agent.name for agent in recorded_agents(capture)}
 
 
-def resolve_targets(capture: Capture, targets: dict[str, str]) -> dict[str, str]:
-    """Recorded origin -> new base URL; every recorded agent must be named."""
+def resolve_targets(capture: Capture, targets: Targets) -> dict[str, str]:
+    """Recorded origin -> new base URL. Every recorded agent needs one: the target that names it
+    (its card's name, origin or host:port; names of other agents are let be, so one list serves
+    many captures) or, unnamed, the next in the order the capture meets the agents."""
+    agents = agents_of(capture)
+    given = list(targets.items()) if isinstance(targets, Mapping) else list(targets)
+    urls = pair(given, [[name, origin, origin.split("://", 1)[-1]] for origin, name in agents.items()], "--target",
+                others_named=True)
     resolved, missing = {}, []
-    for origin, name in agents_of(capture).items():
+    for (origin, name), url in zip(agents.items(), urls, strict=True):
         host = origin.split("://", 1)[-1]
-        url = targets.get(name) or targets.get(origin) or targets.get(host)
         if url is None:
             missing.append(f"{name} ({host})" if name != origin else host)
         else:
@@ -102,7 +111,7 @@ class Options:
     check_targets: bool = True  # connect to each target before sending anything
 
 
-def replay(capture: Capture, targets: dict[str, str], secrets: dict[str, str] | None = None, *,
+def replay(capture: Capture, targets: Targets, secrets: dict[str, str] | None = None, *,
            options: Options | None = None, echo=None) -> Capture:
     """Send the capture's calls again; returns the new session as a capture, with no secret in it."""
     from a2a_capture.replay.grpc import refuse_grpc  # it imports ReplayError from here

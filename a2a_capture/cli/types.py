@@ -1,0 +1,103 @@
+"""The command line's value types: each value parsed once, by click, so every mistake reads
+"Invalid value for '--option': …" whatever the command; the parsing itself is the library's."""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+from a2a_capture import address
+from a2a_capture.record.runner import Listener
+
+#: old spellings of --format values, still accepted everywhere (and hidden from help):
+#: `table` was `show`'s and `rules`' name for text, `md` was `report`'s for markdown
+FORMAT_ALIASES = {"table": "text", "md": "markdown"}
+
+_DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|)\s*", re.ASCII)
+_SECONDS_PER = {"": 1.0, "s": 1.0, "ms": 0.001, "m": 60.0}
+
+
+class Format(click.Choice):
+    """A --format value from the one vocabulary (text, markdown, html, json, …); an old spelling
+    becomes its canonical name, and help and errors name only canonical ones."""
+
+    def __init__(self, *choices: str) -> None:
+        super().__init__(choices)
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str):
+            value = FORMAT_ALIASES.get(value, value)
+        return super().convert(value, param, ctx)
+
+
+class HostPort(click.ParamType):
+    """HOST:PORT (an IPv6 host in brackets); a Listener. Port 0 only with ``free_port``."""
+
+    name = "host:port"
+
+    def __init__(self, *, free_port: bool = False) -> None:
+        self.free_port = free_port
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, Listener):
+            return value
+        try:
+            return Listener(*address.host_port(value, free_port=self.free_port))
+        except address.AddressError as error:
+            self.fail(str(error), param, ctx)
+
+
+class Named(click.ParamType):
+    """[NAME=]ADDRESS, an ADDRESS of the ``inner`` type (a URL or HOST:PORT): (NAME or None, value)."""
+
+    def __init__(self, inner: click.ParamType, *, required: bool = False) -> None:
+        self.inner = inner
+        self.required = required
+        self.name = f"{'' if required else '['}name={'' if required else ']'}{inner.name}"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        try:
+            name, rest = address.named(value, url=isinstance(self.inner, Url))
+        except address.AddressError as error:
+            self.fail(str(error), param, ctx)
+        if name is None and self.required:
+            self.fail(f"{value!r} should be NAME={self.inner.name.upper()}", param, ctx)
+        return name, self.inner.convert(rest, param, ctx)
+
+
+class Url(click.ParamType):
+    """An http:// or https:// URL with a host."""
+
+    name = "url"
+
+    def convert(self, value, param, ctx):
+        try:
+            return address.http_url(value)
+        except address.AddressError as error:
+            self.fail(str(error), param, ctx)
+
+
+class Duration(click.ParamType):
+    """A time no shorter than 0: seconds (2.5), or with a unit: 500ms, 2.5s, 1m. In seconds."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            return value
+        found = _DURATION.fullmatch(str(value))
+        if not found:
+            self.fail(f"{value!r} is not a duration: give seconds, such as 5, 2.5s or 500ms", param, ctx)
+        return float(found[1]) * _SECONDS_PER[found[2]]
+
+
+#: the types the commands share
+LISTEN = Named(HostPort())
+URL = Url()
+SECONDS = Duration()
+SPEED = click.FloatRange(min=0, min_open=True)
+#: --fail-on: the least severe finding that fails (never: none does)
+FAIL_ON = click.Choice(["error", "warning", "info", "never"])
