@@ -57,6 +57,8 @@ def test_a_wasted_round_trip_is_printed_as_it_happens(tmp_path):
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=30)
-    assert printed.startswith(f"{output}:2: warning card-refetch [wasted] ")
+    line = next(number for number, text in enumerate(output.read_text().splitlines(), 1) if text.startswith("### 2 "))
+    assert printed.startswith(f"{output}:{line}: warning card-refetch [wasted] ")  # the line in the whole file
+    assert printed.rstrip().endswith("(exchange 2)")
     assert not any("card-refetch" in line for line in seen[:-1])  # once, for exchange 2 only
     assert len(read_capture(output).exchanges) == 2

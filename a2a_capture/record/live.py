@@ -28,6 +28,8 @@ class LiveAnalysis:
         self.analyzer = Analyzer(config, keep_calls=False, keep_findings=False)
         self.analyzer.start_file(path)
         self.offset = os.path.getsize(path)
+        #: line ends before ``offset``: appended blocks are read alone, and their lines count from here
+        self.lines = _line_ends(path, self.offset)
         self._size: int | None = None
         if self.offset:  # an earlier recording in the same file: what the client knew already
             for exchange in iter_exchanges(path):
@@ -52,6 +54,20 @@ class LiveAnalysis:
         from a2a_capture.report.machine import line
 
         for exchange in exchanges:
+            if exchange.line is not None:  # the line in the whole file, for `path:LINE:`
+                exchange.line += self.lines
             for finding in self.analyzer.feed(exchange):
                 self.echo(line(finding))
+        self.lines += data.count(b"\n")
         return len(exchanges)
+
+
+def _line_ends(path: str, size: int) -> int:
+    count = 0
+    with open(path, "rb") as stream:
+        while size > 0:
+            chunk = stream.read(min(size, 1 << 20))
+            if not chunk:
+                break
+            count, size = count + chunk.count(b"\n"), size - len(chunk)
+    return count

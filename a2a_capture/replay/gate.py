@@ -12,6 +12,7 @@ from a2a_capture.analyze.engine import analyze
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.replay import baseline, diff
 from a2a_capture.replay.masking import VOLATILE_KEYS
+from a2a_capture.report import machine
 from a2a_capture.report.machine import at_or_above
 
 
@@ -69,7 +70,7 @@ def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "wa
         return Verdict([f"accepted {len(findings)} findings into {baseline_path}"])
     judged = baseline.judge(findings, baseline.load(baseline_path))
     verdict = Verdict(ok=judged.ok)
-    verdict.lines += [f"{f.file}:{f.exchange}: {f.severity.value} {f.rule} {f.message}" for f in judged.new]
+    verdict.lines += [machine.line(f, judged=False) for f in judged.new]
     verdict.lines += [f"fixed: {rule} ({operation} on {agent} in {file}) no longer occurs"
                       for rule, operation, agent, file in judged.gone]
     if judged.ok:

@@ -33,10 +33,19 @@ def text(analysis: Analysis) -> str:
     return "\n".join(lines)
 
 
-def line(finding: Finding) -> str:
-    """One finding as a text line; a wasted or fragile round trip says so after the rule id."""
-    judged = f" [{finding.outcome}]" if finding.outcome != "advice" else ""
-    return f"{finding.file}:{finding.exchange}: {finding.severity.value} {finding.rule}{judged} {finding.message}"
+def line(finding: Finding, judged: bool = True) -> str:
+    """One finding as a text line, `file:LINE: severity rule …` with the line its exchange starts on,
+    so editors and CI annotations jump there; a wasted or fragile round trip says so after the rule id."""
+    outcome = f" [{finding.outcome}]" if judged and finding.outcome != "advice" else ""
+    return (f"{where(finding)} {finding.severity.value} {finding.rule}{outcome} {finding.message} "
+            f"(exchange {finding.exchange})")
+
+
+def where(finding: Finding) -> str:
+    """`file:LINE:` where the exchange's line is known; `file: exchange N:` where it is not (flow files)."""
+    if finding.line is not None:
+        return f"{finding.file}:{finding.line}:"
+    return f"{finding.file}: exchange {finding.exchange}:"
 
 
 def summary_lines(analysis: Analysis) -> list[str]:
