@@ -10,11 +10,13 @@ import hashlib
 import json
 import re
 from dataclasses import MISSING, dataclass, field, fields
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from a2a_capture.a2a import grpc, spec
 from a2a_capture.a2a.cards import Card, parse_card
+from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.models import Exchange
 
 #: the recorder's note on an HTTPS exchange (docs/capture-format.md)
@@ -154,24 +156,29 @@ def decode(exchange: Exchange, file: str = "") -> Call:
 def _read(call, exchange: Exchange) -> None:
     request, response = exchange.request, exchange.response
     split = _split_target(request.target)
+    sent = _first_values(request.headers)
+    answer = _first_values(response.headers) if response is not None else {}
     call.title, call.line, call.method = exchange.title, exchange.line, request.method.upper()
     call.path, call.query = split.path or "/", parse_qs(split.query) if split.query else {}
-    call.version_header = request.header(spec.VERSION_HEADER)
+    call.version_header = sent.get(spec.VERSION_HEADER.lower())
     call.status = response.status if response is not None else None
     call.notes = [*exchange.notes, *exchange.response_notes, *exchange.trailing_notes]
     call.headers = list(request.headers)
     call.response_headers = list(response.headers) if response is not None else []
-    call.agent, call.upstream = _origins(exchange, split, call.notes)
     meta = exchange.meta
-    if meta.started_at is not None:
-        call.started = meta.started_at.timestamp()
-    call.duration = meta.duration
-    call.request_json, call.request_json_error = _json(request.content)
-    streamed = response is not None and response.is_event_stream
-    content = response.content if response is not None else b""
+    tls = next((match.group(1).lower() for note in call.notes if (match := _TLS_NOTE.match(note))), None)
+    call.agent, call.upstream = _origins(split.scheme, split.netloc, sent.get("host"), meta.server, tls)
+    started, ended = meta.started_at, meta.ended_at
+    if started is not None:
+        call.started = started.timestamp()
+        if ended and (started.tzinfo is None) == (ended.tzinfo is None):  # as ExchangeMeta.duration
+            call.duration = (ended - started).total_seconds()
+    call.request_json, call.request_json_error = _json(decode_content(request.body, sent.get("content-encoding")))
+    streamed = response is not None and _media_type(answer.get("content-type")) == "text/event-stream"
+    content = decode_content(response.body, answer.get("content-encoding")) if response is not None else b""
     if response is not None and not streamed:
         call.response_json, _ = _json(content)
-    frames = _frames(exchange)
+    frames = [frame for frame in response.events if not frame.is_ping] if streamed else []
     call.streamed = streamed
     call.events = len(frames)
     if exchange.late_stream is not None:
@@ -502,29 +509,24 @@ def _status_name(status: int | None) -> str | None:
 # -- small helpers ---------------------------------------------------------------------------------
 
 
-def _frames(exchange: Exchange) -> list:
-    response = exchange.response
-    return [frame for frame in response.events if not frame.is_ping] if response is not None else []
-
-
 def _frame_json(frame):
     return _json(frame.data.encode() if frame.data else b"")[0]
 
 
-def _origins(exchange: Exchange, split, notes: list[str]) -> tuple[str | None, str | None]:
+@lru_cache(maxsize=1024)  # a session addresses a few agents, over and over
+def _origins(scheme: str, netloc: str, host: str | None, server: str | None,
+             tls: str | None) -> tuple[str | None, str | None]:
     """(the origin the client addressed, the server's origin where that differs).
 
     The scheme comes from what the capture knows: an absolute-form target says it; else the
-    recorder's TLS note does, when it names the host the client addressed (a reverse proxy
-    in front of a TLS upstream names the upstream instead, and the client spoke to the
-    listener); else plain HTTP.
+    recorder's TLS note (``tls``: the host it names) does, when it names the host the client
+    addressed (a reverse proxy in front of a TLS upstream names the upstream instead, and the
+    client spoke to the listener); else plain HTTP.
     """
-    tls = next((match.group(1).lower() for note in notes if (match := _TLS_NOTE.match(note))), None)
-    server = exchange.meta.server
-    if split.scheme and split.netloc:  # absolute-form target, as sent to a forward proxy
-        agent = _origin(split.scheme.lower(), split.netloc)
+    if scheme and netloc:  # absolute-form target, as sent to a forward proxy
+        agent = _origin(scheme.lower(), netloc)
     else:
-        host = exchange.request.header("host") or server
+        host = host or server
         if not host:
             return None, None
         agent = _origin("http", host)
@@ -536,6 +538,19 @@ def _origins(exchange: Exchange, split, notes: list[str]) -> tuple[str | None, s
     elif server:
         upstream = _origin(agent.split(":", 1)[0], server)
     return agent, upstream if upstream != agent else None
+
+
+def _first_values(headers: list[tuple[str, str]]) -> dict[str, str]:
+    """Each header's first value by its lower-case name (as ``Message.header`` finds it)."""
+    values: dict[str, str] = {}
+    for key, value in headers:
+        values.setdefault(key.lower(), value)
+    return values
+
+
+def _media_type(value: str | None) -> str:
+    """As ``Message.content_type``: the media type alone, lower case."""
+    return (value or "").split(";", 1)[0].strip().lower()
 
 
 def _split_target(target: str):

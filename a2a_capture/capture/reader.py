@@ -17,13 +17,14 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from a2a_capture.capture import grpc, http11, syntax
-from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
+from a2a_capture.capture.models import _CUT_BYTES, Capture, Exchange, ExchangeMeta, Request, Response
 from a2a_capture.errors import CaptureFormatError
 
 _CHUNK = 1 << 20
 _Framing = tuple[int, bool, int]  # size, base64, line of the pragma
 _BASE64_LINE = 76
 _META_KEYS = ("start", "end", "client", "server")
+_META_KEY_BYTES = frozenset(key.encode() for key in _META_KEYS)
 _LATE_FRAMES = re.compile(syntax._FRAME_START)
 #: the pragmas, notes and blank lines between a block header and its request
 _PREAMBLE_RUN = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\r?\n|\r?\n)*")
@@ -200,6 +201,10 @@ class CaptureReader:
     # -- one block ---------------------------------------------------------------------
 
     def _read_exchange(self) -> Exchange:
+        if self.newline == "\n":
+            exchange = self._read_common_block()
+            if exchange is not None:
+                return exchange
         source = self._source
         start_line = source.line
         header_line = syntax.strip_eol(source.next_line())
@@ -236,19 +241,125 @@ class CaptureReader:
             self._last_stream = exchange.number
         return exchange
 
+    # -- the common block, the quick way -------------------------------------------------
+
+    def _read_common_block(self) -> Exchange | None:
+        """A block as a recorder writes it, read in a few steps; None: read it the general way.
+
+        A long recorded session is made of blocks of one shape: pragmas, a request, a response,
+        bodies framed by a length (a `#@ …-body` pragma or a Content-Length that ends exactly)
+        or absent, LF line ends, the next block right after. Those are read here from the buffer
+        without consuming it until the block is whole; anything else (notes between the parts,
+        gRPC, cut heads, unframed bodies, frames of an earlier stream, and anything the general
+        reader would refuse) is left to the general reader, which gives the same exchange.
+        """
+        source = self._source
+        while (found := self._common_block(source.buf, source.pos, source.eof)) is _MORE:
+            source.fill()  # the block goes on past the buffer; at the end of the file, eof is known
+        if found is None:
+            return None
+        exchange, end, stream = found
+        source.skip(end - source.pos)
+        if stream and not exchange.webhook:
+            self._last_stream = exchange.number
+        return exchange
+
+    def _common_block(self, buf: bytes, pos: int, eof: bool):
+        """(exchange, where it ends, whether it is an event stream), None or ``_MORE`` (read on)."""
+        size = len(buf)
+        end = buf.find(b"\n", pos)
+        if end < 0:
+            return None if eof else _MORE
+        header = syntax.BLOCK_HEADER.match(buf, pos, end)
+        if header is None or buf[end - 1] == _CR:
+            return None
+        at = _COMMON_PREAMBLE.match(buf, end + 1).end()
+        run = buf[end + 1:at]
+        request_line = self._source.line + 1 + run.count(b"\n")
+        try:
+            preamble = self._preamble(run, self._source.line + 1)
+        except CaptureFormatError:
+            return None
+        head = _common_head(buf, at, eof)
+        if not isinstance(head, list):
+            return head
+        at += sum(map(len, head)) + len(head) + 1
+        content_type, length = _head_facts(head)
+        if _is_grpc(content_type):
+            return None
+        framed = _common_framing(preamble.framing.get("request-body"), length)
+        if framed is not None:
+            body_end = _exact_end(buf, at, framed, eof)
+            if not isinstance(body_end, int):
+                return body_end
+            body, at = buf[at:at + framed], body_end
+        else:
+            body = b""
+        while buf.startswith(b"\n", at):  # blank lines before the response
+            at += 1
+        if at == size:
+            return None if eof else _MORE
+        try:
+            request = http11.parse_request(head, body, self._head_failure(request_line))
+        except CaptureFormatError:
+            return None
+        response_head = _common_head(buf, at, eof)
+        if not isinstance(response_head, list):
+            return response_head
+        if syntax.STATUS_LINE.match(response_head[0]) is None:
+            return None
+        at += sum(map(len, response_head)) + len(response_head) + 1
+        content_type, length = _head_facts(response_head)
+        if _is_grpc(content_type):
+            return None
+        framed = _common_framing(preamble.framing.get("response-body"), length)
+        if framed is not None:
+            body_end = _exact_end(buf, at, framed, eof)
+            if not isinstance(body_end, int):
+                return body_end
+            body, at = buf[at:at + framed], body_end
+        else:
+            body = b""
+            while buf.startswith(b"\n", at):
+                at += 1
+        next_header = _common_next_block(buf, at, eof)
+        if next_header is not True:
+            return next_header
+        try:
+            response = http11.parse_response(response_head, body, self._head_failure(request_line))
+        except CaptureFormatError:
+            return None
+        if preamble.times:
+            response.event_times = preamble.times
+        webhook, number, title = header.groups()
+        exchange = Exchange(
+            number=int(number), title=_text(title or b""), webhook=bool(webhook), notes=preamble.notes,
+            request=request, response_notes=[], response=response, trailing_notes=[], late_stream=None,
+            late_body=b"", late_event_notes={}, meta=preamble.meta, line=self._source.line,
+        )
+        return exchange, at, _is_event_stream(content_type)
+
     def _read_block_preamble(self) -> _Preamble:
+        first_line = self._source.line
+        return self._preamble(self._source.take_run(_PREAMBLE_RUN), first_line)
+
+    def _preamble(self, run: bytes, first_line: int) -> _Preamble:
+        """The pragmas and notes of a block's preamble (``run``, from line ``first_line``)."""
         values: dict = {"redacted": [], "extra": []}
         preamble = _Preamble()
-        first_line = self._source.line
-        for offset, line in enumerate(self._source.take_run(_PREAMBLE_RUN).splitlines()):
+        for offset, line in enumerate(run.splitlines()):
             if not line.startswith(b"#@"):
                 if line:
                     preamble.notes.append(syntax.note_text(line))
                 continue
-            pragma = syntax.PRAGMA.match(line)
-            if pragma is None:
-                raise self._error("a pragma line (#@ key: value)", line=first_line + offset, found=line)
-            key, value = _text(pragma.group(1)), _text(pragma.group(2)).strip()
+            name, colon, rest = line[3:].partition(b":")
+            if line[2:3] == b" " and colon and name in _META_KEY_BYTES:  # the usual pragmas, without a regex
+                key, value = _text(name), _text(rest).strip()
+            else:
+                pragma = syntax.PRAGMA.match(line)
+                if pragma is None:
+                    raise self._error("a pragma line (#@ key: value)", line=first_line + offset, found=line)
+                key, value = _text(pragma.group(1)), _text(pragma.group(2)).strip()
             if key in _META_KEYS:
                 values[key] = value
             elif key == "redacted":
@@ -305,11 +416,12 @@ class CaptureReader:
 
     def _read_request(self, framing: _Framing | None) -> Request:
         lines, first_line = self._read_head("a request line (METHOD target HTTP/1.1)")
+        content_type, length = _head_facts(lines)
         views: list[list[str]] = []
-        if framing is None and _is_grpc(lines):
+        if framing is None and _is_grpc(content_type):
             body, views = self._read_grpc_messages()
         else:
-            body, _ = self._read_body(lines, framing, syntax.REQUEST_BODY_EMPTY, syntax.REQUEST_BODY_END)
+            body, _ = self._read_body(length, framing, syntax.REQUEST_BODY_EMPTY, syntax.REQUEST_BODY_END)
         request = http11.parse_request(lines, body, self._head_failure(first_line))
         request.grpc_views = views
         return request
@@ -318,20 +430,21 @@ class CaptureReader:
         """The response, and the notes a stream shows after its last frame."""
         framing = preamble.framing.get("response-body")
         lines, first_line = self._read_head("a status line (HTTP/1.1 200 OK)")
-        stream = _is_event_stream(lines)
+        content_type, length = _head_facts(lines)
+        stream = _is_event_stream(content_type)
         if stream:
             empty, end = syntax.STREAM_BODY_EMPTY, syntax.STREAM_BODY_END
         elif self._last_stream is not None:
             empty, end = syntax.RESPONSE_BODY_EMPTY_BEFORE_FRAMES, syntax.RESPONSE_BODY_END_BEFORE_FRAMES
         else:
             empty, end = syntax.RESPONSE_BODY_EMPTY, syntax.RESPONSE_BODY_END
-        is_grpc = _is_grpc(lines)
+        is_grpc = _is_grpc(content_type)
         views: list[list[str]] = []
         if framing is None and is_grpc:
             body, views = self._read_grpc_messages()
             exact = True
         else:
-            body, exact = self._read_body(lines, framing, empty, end)
+            body, exact = self._read_body(length, framing, empty, end)
         notes: dict[int, list[str]] = {}
         trailing: list[str] = []
         if stream and not exact:
@@ -393,13 +506,12 @@ class CaptureReader:
         self._expect_blank()
         return intro, trailers
 
-    def _read_body(self, head: list[bytes], framing: _Framing | None, empty: re.Pattern,
+    def _read_body(self, length: int | None, framing: _Framing | None, empty: re.Pattern,
                    end: re.Pattern) -> tuple[bytes, bool]:
-        """The body bytes, and whether a length framed them exactly."""
+        """The body bytes, and whether a length (``#@`` framing, else Content-Length) framed them exactly."""
         source = self._source
         if framing is not None:
             return self._read_framed(framing), True
-        length = _content_length(head)
         if length is not None:
             mark = (source.pos, source.line)
             body = source.take(length)
@@ -570,32 +682,97 @@ def _split_notes(region: bytes) -> tuple[bytes, dict[int, list[str]], list[str]]
     return body, notes, pending
 
 
-def _is_event_stream(head: list[bytes]) -> bool:
+_MORE = object()  # the block goes on past the buffer: read on and look again
+_CR = ord("\r")
+_LF = ord("\n")
+#: a block preamble without blank lines or CRLF
+_COMMON_PREAMBLE = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\n)*")
+
+
+def _common_head(buf: bytes, at: int, eof: bool):
+    """The lines of a head at ``at`` (up to a blank line), None when it is not a plain one
+    (CRLF, a cut, a blank line first), or ``_MORE``."""
+    stop = buf.find(b"\n\n", at)
+    if stop < 0:
+        return None if eof else _MORE
+    head = buf[at:stop]
+    if not head or b"\r" in head or _CUT_BYTES in head:
+        return None
+    return head.split(b"\n")
+
+
+def _common_framing(framing: _Framing | None, length: int | None) -> int | None:
+    """The body length of a common block: its `#@` pragma's, else its Content-Length;
+    -1 for what the quick way leaves to the general reader (base64, an empty framed body)."""
+    if framing is None:
+        return length
+    size, encoded, _ = framing
+    return -1 if encoded or size == 0 else size
+
+
+def _exact_end(buf: bytes, at: int, length: int, eof: bool):
+    """Where a body of ``length`` bytes at ``at`` ends with the blank line after it, as the
+    general reader's ``_at_body_end`` takes it; None where it does not (or not plainly), or ``_MORE``."""
+    if length < 0:
+        return None
+    end = at + length
+    size = len(buf)
+    for _ in range(2):  # the body's line end, then a blank line, or the end of the file
+        if end >= size:
+            return end if eof and end == size else None if eof else _MORE
+        if buf[end] != _LF:
+            return None
+        end += 1
+    return end
+
+
+def _common_next_block(buf: bytes, at: int, eof: bool):
+    """True when the next block (or the end of the file) starts at ``at``; else None or ``_MORE``."""
+    if at >= len(buf):
+        return True if eof else _MORE
+    end = buf.find(b"\n", at)
+    if end < 0:
+        if not eof:
+            return _MORE
+        end = len(buf)
+    if syntax.BLOCK_HEADER.match(buf, at, end) is None or buf[end - 1] == _CR:
+        return None
+    return True
+
+
+def _head_facts(head: list[bytes]) -> tuple[bytes | None, int | None]:
+    """A head's first Content-Type value, and the Content-Length that frames its body (None
+    when there is none, or when a Transfer-Encoding says the length is not the framing)."""
+    content_type = length = None
     for line in head[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-type":
-            return value.split(b";")[0].strip().lower() == b"text/event-stream"
-    return False
-
-
-def _is_grpc(head: list[bytes]) -> bool:
-    for line in head[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-type":
-            return grpc.is_grpc_type(value)
-    return False
-
-
-def _content_length(head: list[bytes]) -> int | None:
-    length = None
-    for line in head[1:]:
+        if line[:1] not in b"CcTt \t":  # none of the three names (h11 refuses a name after spaces)
+            continue
         name, _, value = line.partition(b":")
         name = name.strip().lower()
-        if name == b"transfer-encoding":
-            return None
-        if name == b"content-length" and value.strip().isdigit() and len(value.strip()) <= 15:
+        if name == b"content-type":
+            if content_type is None:
+                content_type = value
+        elif name == b"transfer-encoding":
+            return content_type if content_type is not None else _first_type(head), None
+        elif name == b"content-length" and value.strip().isdigit() and len(value.strip()) <= 15:
             length = int(value.strip())
-    return length
+    return content_type, length
+
+
+def _first_type(head: list[bytes]) -> bytes | None:
+    for line in head[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-type":
+            return value
+    return None
+
+
+def _is_event_stream(content_type: bytes | None) -> bool:
+    return content_type is not None and content_type.split(b";")[0].strip().lower() == b"text/event-stream"
+
+
+def _is_grpc(content_type: bytes | None) -> bool:
+    return content_type is not None and grpc.is_grpc_type(content_type)
 
 
 def _text(value: bytes) -> str:
