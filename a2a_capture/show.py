@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from a2a_capture.a2a.grpc import Status, response_status
 from a2a_capture.capture.models import Exchange
 from a2a_capture.sources import exchanges
 
@@ -18,7 +19,10 @@ class Row(BaseModel):
     title: str
     method: str
     target: str
-    status: int | None
+    status: int | None  # HTTP
+    #: a gRPC call's own status (its trailers'), which HTTP's 200 says nothing about
+    grpc_status: int | None = None
+    grpc_status_name: str | None = None
     events: int
     request_bytes: int
     response_bytes: int | None
@@ -41,6 +45,7 @@ def rows(path: str | os.PathLike) -> list[Row]:
 
 def _row(path: str, exchange: Exchange) -> Row:
     response = exchange.response
+    grpc_status = response_status(response)
     return Row(
         file=path,
         number=exchange.number,
@@ -49,6 +54,8 @@ def _row(path: str, exchange: Exchange) -> Row:
         method=exchange.request.method,
         target=exchange.request.target,
         status=response.status if response else None,
+        grpc_status=grpc_status.code if grpc_status else None,
+        grpc_status_name=grpc_status.name if grpc_status else None,
         events=_count(response.events) + len((response.is_grpc and response.grpc_frames) or []) if response else 0,
         request_bytes=len(exchange.request.body),
         response_bytes=len(response.body) if response else None,
@@ -73,7 +80,7 @@ def text_table(table: list[Row]) -> str:
             row.title + (" (cut)" if row.cut else ""),
             row.method,
             row.target,
-            "-" if row.status is None else str(row.status),
+            _status(row),
             str(row.events) if row.events else "-",
             str(row.request_bytes),
             "-" if row.response_bytes is None else str(row.response_bytes),
@@ -92,6 +99,13 @@ def text_table(table: list[Row]) -> str:
         return "  ".join(parts).rstrip()
 
     return "\n".join([fmt(headings), *(fmt(line) for line in cells)])
+
+
+def _status(row: Row) -> str:
+    """The HTTP status, or for a gRPC call the status its trailers gave (`NOT_FOUND (5)`)."""
+    if row.grpc_status is not None:
+        return Status(code=row.grpc_status, name=row.grpc_status_name).label
+    return "-" if row.status is None else str(row.status)
 
 
 def _clip(line: tuple[str, ...]) -> tuple[str, ...]:

@@ -71,6 +71,13 @@ class Status:
     reason: str | None = None
     details: list = field(default_factory=list)
 
+    @property
+    def label(self) -> str:
+        """`NOT_FOUND (5)`: what show and the report print where HTTP prints its status."""
+        if self.name:
+            return f"{self.name} ({self.code})"
+        return f"unknown status {self.code}" if self.code is not None else "unreadable status"
+
 
 # -- message types -------------------------------------------------------------------------------
 
@@ -164,8 +171,10 @@ def _unknown_fields(message, depth: int = 0) -> int:
 # -- the status ----------------------------------------------------------------------------------
 
 
-def read_status(headers: list[tuple[str, str]], trailers: list[tuple[str, str]]) -> Status | None:
-    """The status in the trailers, or in the head of a trailers-only answer; None if there is none."""
+def read_status(headers: list[tuple[str, str]], trailers: list[tuple[str, str]], *,
+                details: bool = True) -> Status | None:
+    """The status in the trailers, or in the head of a trailers-only answer; None if there is none.
+    ``details``: read `grpc-status-details-bin` too (needs protobuf; a listing needs only the code)."""
     values: dict[str, str] = {}
     for name, value in [*headers, *trailers]:  # the trailers win
         values[name.lower()] = value
@@ -175,9 +184,9 @@ def read_status(headers: list[tuple[str, str]], trailers: list[tuple[str, str]])
     code = int(raw) if raw.strip().isdigit() else None
     name = spec.GRPC_STATUS_NAMES[code] if code is not None and code < len(spec.GRPC_STATUS_NAMES) else None
     status = Status(code=code, name=name, message=unquote(values.get("grpc-message", "")))
-    details = values.get("grpc-status-details-bin")
-    if details:
-        status.details = _status_details(details)
+    packed = values.get("grpc-status-details-bin") if details else None
+    if packed:
+        status.details = _status_details(packed)
         status.reason = next((d.get("reason") for d in status.details
                               if isinstance(d, dict) and isinstance(d.get("reason"), str)), None)
     return status
@@ -199,6 +208,14 @@ def _status_details(value: str) -> list:
         return [{"problem": "grpc-status-details-bin is not a google.rpc.Status"}]
 
 
+def response_status(response) -> Status | None:
+    """The gRPC status a response (capture.models.Response) ended with, without its details;
+    None when it is not a gRPC answer or carries no status (cut short, or the proxy answered)."""
+    if response is None or not response.is_grpc:
+        return None
+    return read_status(response.headers, response.trailers, details=False)
+
+
 # -- views for the capture file ------------------------------------------------------------------
 
 
@@ -217,7 +234,7 @@ def describe_status(headers: list[tuple[str, str]], trailers: list[tuple[str, st
     status = read_status(headers, trailers)
     if status is None:
         return ""
-    words = [f"{status.name} ({status.code})" if status.name else f"unknown status {status.code}"]
+    words = [status.label]
     if status.reason:
         words.append(status.reason)
     return " · ".join(words)

@@ -25,7 +25,8 @@ from a2a_capture.errors import valid_utf8
     help="text: one line per exchange; json: a list of objects; http: the capture written back out.",
 )
 def show_command(files: tuple[str, ...], output_format: str) -> None:
-    """List the exchanges of capture FILES: number, title, method, target, status, SSE events, body sizes."""
+    """List the exchanges of capture FILES: number, title, method, target, status (a gRPC call's
+    from its trailers), SSE events or gRPC messages, body sizes."""
     if output_format == "http":
         out = sys.stdout.buffer
         for path in files:

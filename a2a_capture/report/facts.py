@@ -17,7 +17,9 @@ def short_id(task: str) -> str:
     return task[:8] if len(task) > 8 else task
 
 
-def outcome(facts: ExchangeFacts) -> str:
+def outcome(facts: ExchangeFacts, grpc_status: str | None = None) -> str:
+    """How the call ended: its error, its last task state, else its status (``grpc_status``, as
+    `OK (0)`, for a gRPC call: HTTP's 200 says nothing about one)."""
     if facts.failed:
         code = f" {facts.error_code}" if facts.error_code else ""
         return f"{facts.error}{code}"
@@ -25,7 +27,7 @@ def outcome(facts: ExchangeFacts) -> str:
         return facts.states[-1][1].removeprefix("TASK_STATE_").lower().replace("_", "-")
     if facts.status is None:
         return "no response" if facts.kind != "webhook" else ""
-    return str(facts.status)
+    return grpc_status or str(facts.status)
 
 
 def explain(facts: ExchangeFacts) -> list[str]:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from a2a_capture import __version__
 from a2a_capture.a2a.cards import Card
+from a2a_capture.a2a.grpc import response_status
 from a2a_capture.analyze.engine import Analysis, analyze
 from a2a_capture.analyze.facts import ExchangeFacts
 from a2a_capture.analyze.findings import Finding
@@ -64,6 +65,7 @@ class ExchangeView(BaseModel):
     method: str
     target: str
     status: int | None
+    grpc_status: str | None = None  # `NOT_FOUND (5)`: a gRPC call's own status, shown for its HTTP one
     events: int
     request_bytes: int
     response_bytes: int | None
@@ -225,17 +227,19 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
             if notes:
                 note = f"{note} {' '.join(notes)}"
             events = facts.events + sum(len(block.late_events) for block in late)
-            ending = outcome(facts)
+            response = exchange.response
+            grpc_status = response_status(response)
+            ending = outcome(facts, grpc_status.label if grpc_status else None)
             for later in late_for.get(position, []):  # a stream that went on later ends where its last frame says
                 late_states = known[later].late_states
                 if late_states:
                     ending = svg.state_name(late_states[-1][1])
-            response = exchange.response
             view = ExchangeView(
                 anchor=place, file=_relative(file), name=name(file, exchange.label), label=exchange.label,
                 heading=f"{exchange.label} · {exchange.title}" if exchange.title else exchange.label,
                 method=exchange.request.method, target=exchange.request.target,
                 status=response.status if response is not None else None, events=events,
+                grpc_status=grpc_status.label if grpc_status else None,
                 request_bytes=len(exchange.request.body),
                 response_bytes=len(response.body) if response is not None else None,
                 outcome=ending, listing=text.text, note=note, findings=here,
