@@ -3,6 +3,8 @@ old spellings still work, and every usage mistake is one line of the same shape 
 
 from __future__ import annotations
 
+import sys
+
 import click
 import pytest
 
@@ -285,3 +287,27 @@ def test_serve_takes_listeners_by_name_or_position():
 def test_url_type_refuses_what_preflight_would():
     with pytest.raises(click.BadParameter):
         Url().convert("http://:80", None, None)
+
+
+@pytest.mark.live
+def test_record_pairs_named_listeners_through_real_mitmdump(tmp_path):
+    from a2a_capture.capture import read_capture
+    from tests.live import agent, free_port
+    from tests.test_record_command import CLIENT, _record
+
+    output = tmp_path / "named.http"
+    first, second = free_port(), free_port()
+    with agent("test-runner") as runner_url, agent("deployer") as deployer_url:
+        # named in the opposite order to --agent: by position, deployer would get the first port
+        done = _record("--agent", f"deploy={deployer_url}", "--agent", f"tests={runner_url}",
+                       "--listen", f"tests=127.0.0.1:{first}", "--listen", f"deploy=127.0.0.1:{second}",
+                       "-o", str(output), "--", sys.executable, "-c", CLIENT, "0")
+    assert done.returncode == 0, done.stderr
+    exchanges = read_capture(output).exchanges
+    assert exchanges[0].title == "discover deployer"  # the client used the first listener, deployer's
+    assert exchanges[0].request.header("host") == f"127.0.0.1:{second}"
+
+
+def test_docs_cli_shows_a_real_error_line():
+    result = run("record", "--agent", "http://127.0.0.1:41241", "--listen", "127.0.0.1:99999", "-o", "x.http")
+    assert result.stderr.decode().strip() in (ROOT / "docs" / "cli.md").read_text()
