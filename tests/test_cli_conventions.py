@@ -10,7 +10,7 @@ import pytest
 
 from a2a_capture import address
 from a2a_capture.cli import main
-from a2a_capture.cli.types import FAIL_ON, Duration, Format, HostPort, Named, Url
+from a2a_capture.cli.types import FAIL_ON, Duration, Format, HostPort, Named, Setting, Url
 from a2a_capture.record import runner
 from tests.cli import run
 from tests.conftest import DATA, ROOT
@@ -44,7 +44,7 @@ def test_every_setting_flag_has_a_no_form():
 def test_the_same_option_has_the_same_type_everywhere():
     kinds = {"--format": Format, "--fail-on": type(FAIL_ON), "--proxy": HostPort, "--webhook-listen": HostPort,
              "--listen": Named, "--target": Named, "--agent": Named, "--wait-for-state": Duration,
-             "--wait-for-webhooks": Duration}
+             "--wait-for-webhooks": Duration, "--secret": Setting}
     seen = set()
     for command, param in _options():
         for option in set(param.opts) & kinds.keys():
@@ -148,6 +148,8 @@ def test_port_0_means_a_free_port_only_where_one_can_be_taken():
     (["record", "--agent", "http://h:99999", "--listen", ":1", "-o", "x"], "--agent",
      "'http://h:99999': expected an http:// or https:// URL with a host"),
     (["serve", CAPTURE, "--listen", "=:80"], "--listen", "'=:80': the NAME before `=` is empty"),
+    (["replay", CAPTURE, "--target", "http://h", "--secret", "Authorization"], "--secret",
+     "'Authorization' should be NAME=VALUE"),
     (["replay", CAPTURE, "--target", "http://h", "--wait-for-state", "soon"], "--wait-for-state",
      "'soon' is not a duration: give seconds, such as 5, 2.5s or 500ms"),
     (["replay", CAPTURE, "--target", "http://h", "--wait-for-webhooks", "-1"], "--wait-for-webhooks",

@@ -1,4 +1,4 @@
-"""The command group and what its commands share: one-line errors, NAME=VALUE pairs, verdicts."""
+"""The command group and what its commands share: one-line errors, verdicts."""
 
 from __future__ import annotations
 
@@ -72,16 +72,6 @@ class _Group(click.Group):
 @click.version_option(__version__, prog_name="a2a-capture")
 def main() -> None:
     """Record, read and analyze A2A traffic in .http capture files."""
-
-
-def pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
-    pairs = {}
-    for value in values:
-        name, sep, rest = value.partition("=")
-        if not sep or not name:
-            raise click.UsageError(f"{what} takes NAME=VALUE, not {value!r}")
-        pairs[name] = rest
-    return pairs
 
 
 def verdict(verdict) -> None:

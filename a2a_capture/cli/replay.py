@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from a2a_capture.cli.base import main, pairs, verdict
+from a2a_capture.cli.base import main, verdict
 from a2a_capture.cli.sessions import session_options
-from a2a_capture.cli.types import FAIL_ON, SECONDS, SPEED, URL, HostPort, Named
+from a2a_capture.cli.types import FAIL_ON, SECONDS, SPEED, URL, HostPort, Named, Setting
 
 
 @main.command("replay")
@@ -16,7 +16,7 @@ from a2a_capture.cli.types import FAIL_ON, SECONDS, SPEED, URL, HostPort, Named
 @click.option("--target", "targets", multiple=True, type=Named(URL), metavar="[NAME=]URL", required=True,
               help="Where the agent NAME (its card's name, or its recorded host:port) runs now (repeatable); "
                    "without NAME, the next agent in the order the capture meets them.")
-@click.option("--secret", "secrets", multiple=True, metavar="PLACE=VALUE",
+@click.option("--secret", "secrets", multiple=True, type=Setting(), metavar="PLACE=VALUE",
               help="A credential for a place the capture redacted (repeatable): a header by name "
                    "(Authorization=\"Bearer …\"), a JSON member by the path its `#@ redacted:` line gives "
                    "($.params.configuration.taskPushNotificationConfig.token=…), a query parameter as ?NAME. "
@@ -56,7 +56,7 @@ def replay_command(file, targets, secrets, speed, delay, wait_for_state, wait_fo
     options = client.Options(speed=speed if delay else 0.0, wait_for_state=wait_for_state,
                              wait_for_webhooks=wait_for_webhooks,
                              webhook_listen=(webhook_listen.host, webhook_listen.port))
-    new = client.replay(old, list(targets), pairs(secrets, "--secret"), options=options,
+    new = client.replay(old, list(targets), dict(secrets), options=options,
                         echo=click.echo)
     if output:
         write_session(new, output)

@@ -68,6 +68,20 @@ class Named(click.ParamType):
         return name, self.inner.convert(rest, param, ctx)
 
 
+class Setting(click.ParamType):
+    """NAME=VALUE, split at the first `=`: (NAME, VALUE)."""
+
+    name = "name=value"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        name, sep, rest = value.partition("=")
+        if not sep or not name:
+            self.fail(f"{value!r} should be NAME=VALUE", param, ctx)
+        return name, rest
+
+
 class Url(click.ParamType):
     """An http:// or https:// URL with a host."""
 
