@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from pydantic import BaseModel
 
 from a2a_capture.a2a.grpc import Status, response_status
 from a2a_capture.capture.models import Exchange
-from a2a_capture.sources import exchanges
+from a2a_capture.sources import CONVERTED, exchanges
 
 
 class Row(BaseModel):
@@ -31,16 +33,33 @@ class Row(BaseModel):
 
 def rows(path: str | os.PathLike) -> list[Row]:
     """Rows for one capture, read as a stream; frames shown later count with their stream."""
-    result: list[Row] = []
+    return list(iter_rows(path))
+
+
+def iter_rows(path: str | os.PathLike) -> Iterator[Row]:
+    """Rows as they are read. Frames shown later count with their stream, so the newest stream's
+    row (and those after it) wait until another stream starts: in a capture, later frames always
+    belong to the newest stream. A converted HAR or flow file names any stream, and is held whole
+    in memory anyway, so its rows wait to the end."""
+    converted = Path(path).suffix.lower() in CONVERTED
+    held: list[Row] = []
     by_number: dict[int, Row] = {}
     for exchange in exchanges(path):
         row = _row(os.fspath(path), exchange)
-        result.append(row)
-        if not exchange.webhook:
-            by_number[exchange.number] = row
+        starts_stream = (not exchange.webhook and exchange.response is not None
+                         and exchange.response.is_event_stream)
+        if starts_stream and not converted:
+            yield from held
+            held, by_number = [], {}
+        if held or starts_stream or converted:
+            held.append(row)
+            if not exchange.webhook:
+                by_number[exchange.number] = row
+        else:
+            yield row
         if exchange.late_stream is not None and exchange.late_stream in by_number:
             by_number[exchange.late_stream].events += _count(exchange.late_events)
-    return result
+    yield from held
 
 
 def _row(path: str, exchange: Exchange) -> Row:
@@ -67,8 +86,14 @@ def _count(events) -> int:
     return sum(1 for event in events if not event.is_ping)
 
 
-def json_rows(table: Iterable[Row]) -> list[dict]:
-    return [row.model_dump() for row in table]
+def json_rows(table: Iterable[Row]) -> Iterator[str]:
+    """A JSON list of the rows (as `json.dumps(..., indent=2)` writes it), in pieces as rows come."""
+    first = True
+    for row in table:
+        text = json.dumps(row.model_dump(), indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        yield ("[\n  " if first else ",\n  ") + text
+        first = False
+    yield "[]" if first else "\n]"
 
 
 def text_table(table: list[Row]) -> str:

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from a2a_capture.capture import iter_exchanges, read_capture
+from a2a_capture.capture import CaptureWriter, capture_bytes, iter_exchanges, open_capture, read_capture
 from a2a_capture.capture.models import Capture, Exchange
 
 #: suffixes read through a converter; everything else is read as a capture
@@ -32,3 +32,19 @@ def capture(path: str | os.PathLike) -> Capture:
     from a2a_capture.convert import load
 
     return load(os.fspath(path), kind)
+
+
+def capture_chunks(path: str | os.PathLike) -> Iterator[bytes]:
+    """The capture written back out a block at a time, never held whole (a converted HAR or
+    flow file is, by its converter)."""
+    if Path(path).suffix.lower() in CONVERTED:
+        yield capture_bytes(capture(path))
+        return
+    reader = open_capture(path)
+    try:
+        writer = CaptureWriter(reader.newline)
+        yield writer.preamble(reader.notes, reader.meta)
+        for exchange in reader:
+            yield writer.block(exchange)
+    finally:
+        reader.close()

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 
 import pytest
 
+from a2a_capture.errors import CaptureFormatError
+from a2a_capture.show import iter_rows, json_rows, rows
+from tests.builders import fetch_card, rpc, task, write
 from tests.cli import run
 from tests.conftest import DATA
 
@@ -76,3 +80,28 @@ def test_help_and_usage_errors():
     assert b"show" in run("--help").stdout
     assert run("show").returncode == 2  # no file given
     assert run("show", "--format", "xml", "x.http").returncode == 2
+
+
+def test_rows_are_given_as_they_are_read(tmp_path):
+    """The first row comes before the rest of the file is read: a broken second block still lets it out."""
+    path = write(tmp_path, fetch_card(1), "### 2 · broken\ngarbage\n")
+    rows = iter_rows(path)
+    assert next(rows).number == 1
+    with pytest.raises(CaptureFormatError):
+        next(rows)
+
+
+def test_show_json_holds_no_more_than_a_few_rows(tmp_path):
+    calls = (rpc(number, "GetTask", {"id": "t"}, result=task("t", "TASK_STATE_WORKING")) for number in range(2, 3000))
+    path = write(tmp_path, fetch_card(1), *calls)
+    assert len(json.loads("".join(json_rows(iter_rows(path))))) == 2999
+    peaks = []
+    for table in (lambda: iter_rows(path), lambda: rows(path)):  # streamed, then every row held
+        tracemalloc.start()
+        try:
+            assert sum(1 for _ in json_rows(table())) == 3000
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    streamed, held = peaks
+    assert streamed * 2 < held, peaks

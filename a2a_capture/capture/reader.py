@@ -172,6 +172,9 @@ class CaptureReader:
         while not self._source.at_end():
             yield self._read_exchange()
 
+    def close(self) -> None:
+        self._source.stream.close()
+
     # -- the file head -----------------------------------------------------------------
 
     def _read_preamble(self) -> None:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from a2a_capture import show, sources
-from a2a_capture.capture import capture_bytes
 from a2a_capture.cli.base import main
 from a2a_capture.cli.types import Format
 from a2a_capture.errors import valid_utf8
@@ -30,14 +28,21 @@ def show_command(files: tuple[str, ...], output_format: str) -> None:
     if output_format == "http":
         out = sys.stdout.buffer
         for path in files:
-            out.write(capture_bytes(sources.capture(path)))
+            for chunk in sources.capture_chunks(path):
+                out.write(chunk)
         return
-    tables = [(path, show.rows(path)) for path in files]
-    if output_format == "json":
-        rows = [row for _, table in tables for row in table]
-        click.echo(valid_utf8(json.dumps(show.json_rows(rows), indent=2, ensure_ascii=False)))
+    if output_format == "json":  # written as the rows are read, a few hundred at a time
+        rows = (row for path in files for row in show.iter_rows(path))
+        pieces: list[str] = []
+        for piece in show.json_rows(rows):
+            pieces.append(piece)
+            if len(pieces) >= 256:
+                click.echo(valid_utf8("".join(pieces)), nl=False)
+                pieces.clear()
+        click.echo(valid_utf8("".join(pieces)))
         return
-    for index, (path, table) in enumerate(tables):
+    for index, path in enumerate(files):
+        table = show.text_table(show.rows(path))  # one file at a time: its columns line up
         if len(files) > 1:
             click.echo(("\n" if index else "") + f"{path}")
-        click.echo(show.text_table(table))
+        click.echo(table)
