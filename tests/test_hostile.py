@@ -147,6 +147,13 @@ HAR_DAMAGE = {
     "text-a-number": (["response", "content", "text"], 5), "date-a-number": (["startedDateTime"], 5),
     "time-a-word": (["time"], "x"), "post-data-a-number": (["request", "postData"], 7),
     "bad-base64": (["response", "content"], {"text": "!!", "encoding": "base64"}),
+    "url-port-past-65535": (["request", "url"], "http://a:99999/x"),
+    "status-past-999": (["response", "status"], 10**30),
+    "method-missing": (["request"], {"url": "http://a/x"}), "header-value-null": (["request", "headers"],
+                                                                                  [{"name": "a", "value": None}]),
+    "notes-a-number": (["_a2aNotes"], 5), "event-notes-keyed-by-words": (["_a2aEventNotes"], {"x": ["n"]}),
+    "late-body-a-list": (["_a2aLate"], {"body": []}), "event-times-words": (["_a2aEventTimes"], ["x"]),
+    "number-a-float": (["_a2aNumber"], 1.5), "trailers-a-dict": (["_a2aTrailers"], {}),
 }
 
 
@@ -161,9 +168,33 @@ def test_har_members_of_the_wrong_type(tmp_path, name):
         target = target[key]
     target[where[-1]] = value
     path = tmp_path / f"{name}.har"
-    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [HAR_ENTRY, entry]}}))
     result = run("show", str(path))
     assert_contract(result, path)
+    member = "$.log.entries[1]." + ".".join(where)  # the exact member (or one inside it) is named
+    assert result.stderr.decode().startswith(f"a2a-capture: error: {path}: {member}"), result.stderr
+
+
+HAR_LOG_DAMAGE = {
+    "creator-a-string": ({"creator": "x"}, "$.log.creator: expected an object or null, found a string ('x')"),
+    "creator-name-a-list": ({"creator": {"name": []}}, "$.log.creator.name: expected a string or null, found a list"),
+    "notes-a-string": ({"_a2aNotes": "x"}, "$.log._a2aNotes: expected a list or null, found a string ('x')"),
+    "meta-not-pairs": ({"_a2aMeta": [["a"]]}, "$.log._a2aMeta[0]: expected a pair [a string, a string], found a list"),
+    "huge-time": ({"entries": [{**HAR_ENTRY, "time": 1e308}]}, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HAR_LOG_DAMAGE))
+def test_har_log_members_of_the_wrong_type(tmp_path, name):
+    members, message = HAR_LOG_DAMAGE[name]
+    path = tmp_path / f"{name}.har"
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [HAR_ENTRY], **members}}))
+    result = run("analyze", str(path))
+    assert_contract(result, path)
+    if message is None:
+        assert result.returncode == 0
+    else:
+        assert result.stderr.decode() == f"a2a-capture: error: {path}: {message}\n"
 
 
 @pytest.mark.parametrize("text", ['{"log": ' + DEEP + "}", '{"log": {"entries": {}}}', "[]",

@@ -1,11 +1,12 @@
 """Findings print as `path:LINE: …` with the line their exchange starts on in the file, so editors and
-CI annotations jump to it."""
+CI annotations jump to it; a HAR file's findings point at the line of their entry."""
 
 from __future__ import annotations
 
 import json
 import re
 
+from a2a_capture.convert import convert
 from tests.cli import run
 from tests.conftest import DATA
 
@@ -36,3 +37,25 @@ def test_the_ci_gate_prints_the_same_lines(tmp_path):
     for match in printed_findings("check", str(path), "--baseline", str(tmp_path / "baseline.json")):
         assert lines[int(match["line"]) - 1].startswith(f"### {match['label']} ")
 
+
+
+def test_a_har_finding_names_the_line_of_its_entry(tmp_path):
+    har = tmp_path / "session.har"
+    convert(str(DATA / "sample-session.http"), str(har))
+    lines = har.read_text().splitlines()
+    for match in printed_findings("analyze", str(har)):
+        entry = int(match["line"])
+        assert lines[entry - 1].strip() == "{"  # an element of log.entries starts there
+        number = next(line for line in lines[entry:] if '"_a2aNumber"' in line)
+        assert number.strip().rstrip(",") == f'"_a2aNumber": {match["label"]}'
+
+
+def test_a_one_line_har_puts_every_entry_on_line_1_and_a_flow_file_names_the_exchange(tmp_path):
+    har = tmp_path / "one-line.har"
+    convert(str(DATA / "sample-session.http"), str(har))
+    har.write_text(json.dumps(json.loads(har.read_text())))
+    assert {match["line"] for match in printed_findings("analyze", str(har))} == {"1"}
+    flows = tmp_path / "session.flow"
+    convert(str(DATA / "sample-session.http"), str(flows))
+    result = run("analyze", str(flows))
+    assert result.stdout.decode().startswith(f"{flows}: exchange 3: warning poll-terminal ")

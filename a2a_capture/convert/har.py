@@ -11,11 +11,28 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
+from pydantic import ValidationError
+
 from a2a_capture import __version__
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
+from a2a_capture.convert.shape import (
+    BOOLEAN,
+    INTEGER,
+    NUMBER,
+    STRING,
+    STRINGS,
+    ListOf,
+    MapOf,
+    Pair,
+    ShapeError,
+    describe,
+    obj,
+    optional,
+)
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record.flows import title_for
 
@@ -26,37 +43,146 @@ class ConvertError(A2ACaptureError):
     """An input file is not what its format says."""
 
 
+# -- what the reader relies on, member by member (HAR 1.2, and a2a-capture's own `_a2a*` fields) --------
+
+HEADERS = ListOf(obj({"name": STRING, "value": STRING}, "name value", "a header (an object with name and value)"))
+TEXT = obj({"text": optional(STRING), "encoding": optional(STRING), "_encoding": optional(STRING)})
+REQUEST = obj({"method": STRING, "url": STRING, "httpVersion": optional(STRING), "headers": HEADERS,
+               "postData": optional(TEXT)}, "method url")
+RESPONSE = obj({"status": INTEGER, "statusText": optional(STRING), "httpVersion": optional(STRING),
+                "headers": HEADERS, "content": optional(TEXT)})
+NOTES_BY_FRAME = MapOf(STRINGS)
+ENTRY = obj({
+    "startedDateTime": optional(STRING), "time": optional(NUMBER), "serverIPAddress": optional(STRING),
+    "request": REQUEST, "response": optional(RESPONSE),
+    "_a2aNumber": optional(INTEGER), "_a2aWebhook": optional(BOOLEAN), "_a2aTitle": optional(STRING),
+    "_a2aNotes": optional(STRINGS), "_a2aResponseNotes": optional(STRINGS), "_a2aTrailingNotes": optional(STRINGS),
+    "_a2aStart": optional(STRING), "_a2aEnd": optional(STRING), "_a2aClient": optional(STRING),
+    "_a2aServer": optional(STRING), "_a2aRedacted": optional(STRINGS),
+    "_a2aEventTimes": optional(ListOf(optional(NUMBER))), "_a2aTrailers": optional(HEADERS),
+    "_a2aEventNotes": optional(NOTES_BY_FRAME), "_a2aNoHost": optional(BOOLEAN),
+    "_a2aLate": optional(obj({"stream": optional(INTEGER), "body": STRING, "notes": NOTES_BY_FRAME})),
+}, "request", "a HAR entry (an object with a request)")
+HAR = obj({"log": obj({
+    "creator": optional(obj({"name": optional(STRING)})), "entries": ListOf(ENTRY),
+    "_a2aNotes": optional(STRINGS), "_a2aMeta": optional(ListOf(Pair(STRING, STRING))),
+}, "entries")}, "log", "a JSON object with log.entries")
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
 def har_to_capture(data: bytes, name: str = "<har>") -> Capture:
+    har, lines = _document(data, name)
     try:
-        har = json.loads(data)
-        entries = har["log"]["entries"]
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
-        raise ConvertError(f"{name}: not a HAR 1.2 file (expected a JSON object with log.entries)") from None
-    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
-        raise ConvertError(f"{name}: $.log.entries: expected a list of HAR entries (JSON objects)")
+        HAR.check(har, "$")
+    except ShapeError as error:
+        if error.path in ("$", "$.log", "$.log.entries"):
+            raise ConvertError(f"{name}: not a HAR 1.2 file ({error})") from None
+        raise ConvertError(f"{name}: {error}") from None
+    log = har["log"]
+    entries = log["entries"]
     ordered = sorted(enumerate(entries), key=lambda item: (str(item[1].get("startedDateTime", "")), item[0]))
-    foreign = har["log"].get("creator", {}).get("name") != "a2a-capture"
+    creator = (log.get("creator") or {}).get("name")
+    foreign = creator != "a2a-capture"
     exchanges: list[Exchange] = []
     counters = {False: 0, True: 0}
     for index, entry in ordered:
+        path = f"$.log.entries[{index}]"
+        webhook = bool(entry.get("_a2aWebhook"))
+        counters[webhook] += 1
         try:
-            webhook = bool(entry.get("_a2aWebhook"))
-            counters[webhook] += 1
-            exchanges.append(_exchange(entry, entry.get("_a2aNumber") or counters[webhook], webhook, foreign))
-        except (KeyError, TypeError, ValueError, AttributeError, binascii.Error) as error:
-            what = f"member {error}" if isinstance(error, KeyError) else str(error).splitlines()[0]
-            raise ConvertError(f"{name}: $.log.entries[{index}]: expected a HAR entry ({what})") from None
-    notes = list(har["log"].get("_a2aNotes") or [])
-    meta = [tuple(pair) for pair in har["log"].get("_a2aMeta", [("format", "a2a-capture/1")])]
-    creator = har["log"].get("creator", {})
-    if creator.get("name") != "a2a-capture":
-        notes.append(f"converted from HAR written by {creator.get('name', 'an unknown tool')}")
+            exchange = _exchange(entry, entry.get("_a2aNumber") or counters[webhook], webhook, foreign, path)
+        except ShapeError as error:
+            raise ConvertError(f"{name}: {error}") from None
+        except ValidationError as error:  # a value no table above foresaw: still one line, with its place
+            problem = error.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            raise ConvertError(f"{name}: {path}: expected a HAR entry ({where}: {problem['msg']})") from None
+        exchange.line = lines[index] if index < len(lines) else None
+        exchanges.append(exchange)
+    notes = list(log.get("_a2aNotes") or [])
+    given = log.get("_a2aMeta")
+    meta = [tuple(pair) for pair in given] if given is not None else [("format", "a2a-capture/1")]
+    if foreign:
+        notes.append(f"converted from HAR written by {creator or 'an unknown tool'}")
     return Capture(notes=notes, meta=meta, exchanges=exchanges)
 
 
-def _exchange(entry: dict, number: int, webhook: bool, foreign: bool) -> Exchange:
+def _document(data: bytes, name: str) -> tuple[object, list[int]]:
+    """The JSON document, and the line each element of log.entries starts on (for `path:LINE:`)."""
+    not_har = f"{name}: not a HAR 1.2 file (expected a JSON object with log.entries"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ConvertError(f"{not_har}; byte {error.start} is not UTF-8)") from None
+    decoder = json.JSONDecoder()
+    offsets: list[int] = []
+    try:
+        document, end = _value(decoder, text, _SPACE.match(text, 0).end(), (), offsets)
+        end = _SPACE.match(text, end).end()
+        if end != len(text):
+            raise json.JSONDecodeError("extra data after the document", text, end)
+    except json.JSONDecodeError as error:
+        raise ConvertError(f"{name}:{error.lineno}:{error.colno}: not a HAR 1.2 file (expected JSON: "
+                           f"{error.msg})") from None
+    except (ValueError, RecursionError) as error:  # numbers past the integer-string limit, deep nesting
+        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error).splitlines()[0]
+        raise ConvertError(f"{not_har}; {reason})") from None
+    lines, counted, at = [], 1, 0
+    for offset in offsets:
+        counted += text.count("\n", at, offset)
+        lines.append(counted)
+        at = offset
+    return document, lines
+
+
+def _value(decoder: json.JSONDecoder, text: str, pos: int, path: tuple, offsets: list[int]) -> tuple[object, int]:
+    """One JSON value from ``pos``; walks into the document only as far as log.entries, whose
+    elements' offsets it notes, and leaves every other value to the C decoder."""
+    opening = text[pos:pos + 1]
+    if path in ((), ("log",)) and opening == "{":
+        members: dict = {}
+        pos = _SPACE.match(text, pos + 1).end()
+        if text[pos:pos + 1] == "}":
+            return members, pos + 1
+        while True:
+            if text[pos:pos + 1] != '"':
+                raise json.JSONDecodeError("expected a member name in double quotes", text, pos)
+            key, pos = json.decoder.scanstring(text, pos + 1)
+            pos = _SPACE.match(text, pos).end()
+            if text[pos:pos + 1] != ":":
+                raise json.JSONDecodeError("expected ':'", text, pos)
+            pos = _SPACE.match(text, pos + 1).end()
+            if key in ("log", "entries"):
+                offsets.clear()  # a repeated member: the last one counts, as in json.loads
+            members[key], pos = _value(decoder, text, pos, (*path, key), offsets)
+            pos = _SPACE.match(text, pos).end()
+            if text[pos:pos + 1] == "}":
+                return members, pos + 1
+            if text[pos:pos + 1] != ",":
+                raise json.JSONDecodeError("expected ',' or '}'", text, pos)
+            pos = _SPACE.match(text, pos + 1).end()
+    if path == ("log", "entries") and opening == "[":
+        items: list = []
+        pos = _SPACE.match(text, pos + 1).end()
+        if text[pos:pos + 1] == "]":
+            return items, pos + 1
+        while True:
+            offsets.append(pos)
+            item, pos = decoder.raw_decode(text, pos)
+            items.append(item)
+            pos = _SPACE.match(text, pos).end()
+            if text[pos:pos + 1] == "]":
+                return items, pos + 1
+            if text[pos:pos + 1] != ",":
+                raise json.JSONDecodeError("expected ',' or ']'", text, pos)
+            pos = _SPACE.match(text, pos + 1).end()
+    return decoder.raw_decode(text, pos)
+
+
+def _exchange(entry: dict, number: int, webhook: bool, foreign: bool, path: str) -> Exchange:
     request = entry["request"]
-    url = urlsplit(request["url"])
+    url = _url(request["url"], f"{path}.request.url")
     headers = [(h["name"], h["value"]) for h in request.get("headers", []) if not h["name"].startswith(":")]
     has_host = any(name.lower() == "host" for name, _ in headers)
     if not has_host and url.netloc and not entry.get("_a2aNoHost"):
@@ -65,7 +191,7 @@ def _exchange(entry: dict, number: int, webhook: bool, foreign: bool) -> Exchang
     if url.query:
         target += "?" + url.query
     post = request.get("postData") or {}
-    body = _body(post.get("text"), post.get("encoding") or post.get("_encoding"))
+    body = _body(post.get("text"), post.get("encoding") or post.get("_encoding"), f"{path}.request.postData.text")
     exchange_request = Request(method=request["method"], target=target, headers=headers, body=body,
                                http_version=_version(request.get("httpVersion")))
     grpc = exchange_request.is_grpc  # gRPC is HTTP/2 only, and is written so
@@ -77,9 +203,9 @@ def _exchange(entry: dict, number: int, webhook: bool, foreign: bool) -> Exchang
     if answer.get("status"):
         content = answer.get("content") or {}
         response = Response(
-            status=int(answer["status"]), reason=answer.get("statusText", ""),
+            status=_status(answer["status"], f"{path}.response.status"), reason=answer.get("statusText") or "",
             headers=[(h["name"], h["value"]) for h in answer.get("headers", []) if not h["name"].startswith(":")],
-            body=_body(content.get("text"), content.get("encoding")),
+            body=_body(content.get("text"), content.get("encoding"), f"{path}.response.content.text"),
             http_version="2" if grpc else _version(answer.get("httpVersion")),
             event_times=list(entry.get("_a2aEventTimes") or []),
             trailers=[(h["name"], h["value"]) for h in entry.get("_a2aTrailers") or []],
@@ -95,7 +221,7 @@ def _exchange(entry: dict, number: int, webhook: bool, foreign: bool) -> Exchang
                         end=entry.get("_a2aEnd") if ours else _end(entry), client=entry.get("_a2aClient"),
                         server=entry.get("_a2aServer") or entry.get("serverIPAddress"),
                         redacted=list(entry.get("_a2aRedacted") or []))
-    exchange = Exchange(number=int(number), webhook=webhook, request=exchange_request, response=response,
+    exchange = Exchange(number=number, webhook=webhook, request=exchange_request, response=response,
                         notes=notes, meta=meta, title=entry.get("_a2aTitle") or "",
                         response_notes=list(entry.get("_a2aResponseNotes") or []),
                         trailing_notes=list(entry.get("_a2aTrailingNotes") or []))
@@ -106,16 +232,35 @@ def _exchange(entry: dict, number: int, webhook: bool, foreign: bool) -> Exchang
     late = entry.get("_a2aLate")
     if late:
         exchange.late_stream = late.get("stream")
-        exchange.late_body = late.get("body", "").encode()
+        exchange.late_body = late["body"].encode("utf-8", "surrogateescape")
         exchange.late_event_notes = {int(k): list(v) for k, v in late.get("notes", {}).items()}
     return exchange
 
 
-def _body(text: str | None, encoding: str | None) -> bytes:
+def _url(value: str, path: str):
+    """The URL split, its port checked: a malformed IPv6 host or port is the file's fault, said where."""
+    try:
+        url = urlsplit(value)
+        url.port  # noqa: B018 - raises for a port that is not a number up to 65535
+    except ValueError as error:
+        raise ShapeError(path, f"a URL ({error})", describe(value)) from None
+    return url
+
+
+def _status(value: int, path: str) -> int:
+    if not 100 <= value <= 999:
+        raise ShapeError(path, "an HTTP status (100 to 999, or 0 for no response)", describe(value))
+    return value
+
+
+def _body(text: str | None, encoding: str | None, path: str) -> bytes:
     if not text:
         return b""
     if encoding == "base64":
-        return base64.b64decode(text)
+        try:
+            return base64.b64decode(text.encode("ascii"), validate=True)
+        except (ValueError, binascii.Error):
+            raise ShapeError(path, "base64 text (its encoding says base64)", describe(text)) from None
     return text.encode("utf-8", "surrogateescape")
 
 
@@ -143,7 +288,7 @@ def _end(entry: dict) -> str | None:
         return None
     try:
         moment = datetime.fromisoformat(start.replace("Z", "+00:00")) + timedelta(milliseconds=float(total))
-    except ValueError:
+    except (ValueError, OverflowError):  # not a date, or a time past the calendar's end
         return None
     return format_time(moment)
 

@@ -1,0 +1,162 @@
+"""Checks a decoded document (HAR JSON, a mitmproxy flow record) against a table of the member types a
+converter relies on, so a member of the wrong type is named by its exact JSON path, never met later
+as a crash deep inside the conversion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class ShapeError(ValueError):
+    """A member is missing or of the wrong type: ``path`` says which, ``expected`` what it should be."""
+
+    def __init__(self, path: str, expected: str, found: str) -> None:
+        self.path, self.expected, self.found = path, expected, found
+        super().__init__(f"{path}: expected {expected}, found {found}")
+
+
+@dataclass(frozen=True)
+class Leaf:
+    types: tuple[type, ...]
+    name: str
+
+    def check(self, value, path: str) -> None:
+        if not isinstance(value, self.types) or (isinstance(value, bool) and bool not in self.types):
+            raise ShapeError(path, self.name, describe(value))
+
+
+@dataclass(frozen=True)
+class OneOf:
+    choices: tuple
+
+    @property
+    def name(self) -> str:
+        return " or ".join(choice.name for choice in self.choices)
+
+    def check(self, value, path: str) -> None:
+        for choice in self.choices:
+            if choice is NULL and value is None:
+                return
+        for choice in self.choices:
+            try:
+                choice.check(value, path)
+                return
+            except ShapeError as error:
+                if error.path != path:  # the right kind of value, wrong inside: that is the error
+                    raise
+        raise ShapeError(path, self.name, describe(value))
+
+
+@dataclass(frozen=True)
+class Obj:
+    members: dict = field(hash=False)
+    required: frozenset = frozenset()
+    name: str = "an object"
+
+    def check(self, value, path: str) -> None:
+        if not isinstance(value, dict):
+            raise ShapeError(path, self.name, describe(value))
+        for key in self.required:
+            if key not in value:
+                raise ShapeError(member(path, key), self.members[key].name, "no such member")
+        for key, schema in self.members.items():
+            if key in value:
+                schema.check(value[key], member(path, key))
+
+
+@dataclass(frozen=True)
+class ListOf:
+    item: object
+
+    @property
+    def name(self) -> str:
+        return "a list"
+
+    def check(self, value, path: str) -> None:
+        if not isinstance(value, list | tuple):
+            raise ShapeError(path, f"a list, each item {self.item.name}", describe(value))
+        for index, item in enumerate(value):
+            self.item.check(item, f"{path}[{index}]")
+
+
+@dataclass(frozen=True)
+class Pair:
+    first: object
+    second: object
+
+    @property
+    def name(self) -> str:
+        return f"a pair [{self.first.name}, {self.second.name}]"
+
+    def check(self, value, path: str) -> None:
+        if not isinstance(value, list | tuple) or len(value) != 2:
+            raise ShapeError(path, self.name, describe(value))
+        self.first.check(value[0], f"{path}[0]")
+        self.second.check(value[1], f"{path}[1]")
+
+
+@dataclass(frozen=True)
+class MapOf:
+    """An object whose keys are numbers written as text (`"3"`), each holding ``value``."""
+
+    value: object
+    name: str = "an object keyed by numbers"
+
+    def check(self, value, path: str) -> None:
+        if not isinstance(value, dict):
+            raise ShapeError(path, self.name, describe(value))
+        for key, item in value.items():
+            if not isinstance(key, str) or not key.isascii() or not key.isdigit() or len(key) > 9:
+                raise ShapeError(member(path, str(key)), "a key that is a number", repr(key)[:40])
+            self.value.check(item, member(path, key))
+
+
+STRING = Leaf((str,), "a string")
+BYTES = Leaf((bytes,), "bytes")
+INTEGER = Leaf((int,), "an integer")
+NUMBER = Leaf((int, float), "a number")
+BOOLEAN = Leaf((bool,), "true or false")
+NULL = Leaf((type(None),), "null")
+ANY = Leaf((object,), "anything")
+STRINGS = ListOf(STRING)
+
+
+def optional(schema) -> OneOf:
+    return OneOf((schema, NULL))
+
+
+def obj(members: dict, required: str = "", name: str = "an object") -> Obj:
+    """An object with these members, of which those named in ``required`` (space separated) must be there."""
+    return Obj(members, frozenset(required.split()), name)
+
+
+def member(path: str, key: str) -> str:
+    if key.isidentifier():
+        return f"{path}.{key}"
+    return f"{path}[{key!r}]".replace("'", '"') if '"' not in key else f"{path}[{key!r}]"
+
+
+def describe(value) -> str:
+    """What a value is, in the words of JSON, with a short view of it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > 64:
+        return "a huge number"
+    if isinstance(value, int | float):
+        return f"a number ({value!r})"
+    if isinstance(value, str):
+        return f"a string ({_short(value)})"
+    if isinstance(value, bytes):
+        return f"bytes ({_short(value)})"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return type(value).__name__
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "…"
