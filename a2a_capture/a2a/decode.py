@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 from a2a_capture.a2a import grpc, spec
 from a2a_capture.a2a.cards import Card, parse_card
 from a2a_capture.capture.encoding import decode_content
+from a2a_capture.capture.grpc import is_grpc_type as grpc_type
 from a2a_capture.capture.models import Exchange
 
 #: the recorder's note on an HTTPS exchange (docs/capture-format.md)
@@ -38,7 +39,7 @@ class CallError:
     task_ended: bool = False
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(frozen=True)
 class Call:
     """One exchange, read as A2A: small facts, fixed once decoded.
 
@@ -121,6 +122,14 @@ class Call:
         return self.error is None and (self.status is None or self.status < 300 or self.status == 304)
 
 
+def _fixed(values: dict[str, Any]) -> Call:
+    """The call with these values (every field's): what ``Call(**values)`` makes, without its
+    one ``object.__setattr__`` per field, which is most of the cost of decoding a small call."""
+    call = Call.__new__(Call)
+    object.__setattr__(call, "__dict__", values)
+    return call
+
+
 _DEFAULTS = {f.name: f.default for f in fields(Call) if f.default is not MISSING}
 _FACTORIES = [(f.name, f.default_factory) for f in fields(Call) if f.default_factory is not MISSING]
 
@@ -150,7 +159,7 @@ def decode(exchange: Exchange, file: str = "") -> Call:
     call = _Draft(file=file, number=exchange.number, label=exchange.label)
     _read(call, exchange)
     _read_facts(call)
-    return Call(**call.__dict__)
+    return _fixed(call.__dict__)
 
 
 def _read(call, exchange: Exchange) -> None:
@@ -190,7 +199,7 @@ def _read(call, exchange: Exchange) -> None:
         call.kind = "webhook"
         _read_payload(call, call.request_json)
         return
-    if _read_grpc(call, exchange):
+    if (_is_grpc(sent) or _is_grpc(answer)) and _read_grpc(call, exchange):
         return
     if _is_card_fetch(call):
         call.kind = "card"
@@ -425,7 +434,7 @@ def _read_results(call: Call, result: object, frames: list) -> None:
             call.error = _error_from(data["error"], None, _pre_1(call))  # a JSON-RPC envelope, any event
         elif frame.event == "error" and call.error is None:
             call.error = _error_from(data, None, _pre_1(call))
-        shown = task_states(data)
+        shown = task_states(data) if _may_hold_states(frame.data) else []
         states += shown
         offsets += [frame.at] * len(shown)
     call.states = states
@@ -441,18 +450,28 @@ def task_states(value: object, limit: int = 500) -> list[tuple[str, str]]:
     stack = [value]
     while stack and len(found) < limit:
         item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(reversed(item))
-        elif isinstance(item, dict):
+        if isinstance(item, dict):
             status = item.get("status")
             if isinstance(status, dict):
                 state = spec.canonical_state(status.get("state"))
                 task = item.get("taskId") or item.get("id")
                 if state and isinstance(task, str):
                     found.append((task, state))
-            stack.extend(child for key, child in reversed(item.items())
-                         if key not in _NOT_TASKS and isinstance(child, (dict, list)))
+            children = [child for key, child in item.items()
+                        if key not in _NOT_TASKS and isinstance(child, (dict, list))]
+        elif isinstance(item, list):
+            children = [child for child in item if isinstance(child, (dict, list))]
+        else:
+            continue
+        children.reverse()  # depth first, in document order
+        stack += children
     return found
+
+
+def _may_hold_states(text: str | None) -> bool:
+    """False when a JSON text cannot hold a task state: it has no `"status"` key, even one
+    spelled with escapes (a key's letters can only be escaped as \\uXXXX)."""
+    return text is not None and ('"status"' in text or "\\u" in text)
 
 
 def _read_error(call: Call) -> None:
@@ -510,7 +529,7 @@ def _status_name(status: int | None) -> str | None:
 
 
 def _frame_json(frame):
-    return _json(frame.data.encode() if frame.data else b"")[0]
+    return _json(frame.data or "")[0]  # orjson and json read the text as it is
 
 
 @lru_cache(maxsize=1024)  # a session addresses a few agents, over and over
@@ -548,6 +567,10 @@ def _first_values(headers: list[tuple[str, str]]) -> dict[str, str]:
     return values
 
 
+def _is_grpc(headers: dict[str, str]) -> bool:
+    return grpc_type(headers.get("content-type"))
+
+
 def _media_type(value: str | None) -> str:
     """As ``Message.content_type``: the media type alone, lower case."""
     return (value or "").split(";", 1)[0].strip().lower()
@@ -577,7 +600,7 @@ def _origin(scheme: str, netloc: str) -> str:
     return f"{scheme}://{netloc}"
 
 
-def _json(body: bytes) -> tuple[Any, bool]:
+def _json(body: bytes | str) -> tuple[Any, bool]:
     """(value, True when the body is there but is not JSON)."""
     if not body or not body.strip():
         return None, False

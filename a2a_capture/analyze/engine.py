@@ -136,7 +136,8 @@ class Analyzer:
         for rule in self._rules_for(call):
             if silenced is None or rule.id in silenced:
                 continue
-            found += rule.run(call, session)
+            for hit in rule.check(call, session) or ():
+                found.append(rule.finding(call, session, hit))
         self._count(call, found)
         if self.keep_facts:
             self.facts.append(exchange_facts(exchange, call))

@@ -108,23 +108,24 @@ class Rule:
         return self.kind != "advice"
 
     def run(self, call: Call, session) -> list[Finding]:
-        findings = []
+        return [self.finding(call, session, hit) for hit in self.check(call, session) or ()]
+
+    def finding(self, call: Call, session, hit: Hit) -> Finding:
+        """The finding a hit of this rule's check makes on ``call``."""
         held = session.held_card(call)
         agent_name = held.card.name if held is not None and held.card.name else call.agent
-        for hit in self.check(call, session) or ():
-            outcome = judge(hit.kind or self.kind, call)
-            message = hit.message
-            if outcome == "fragile":
-                message += f"; it worked because {hit.lenient or self.lenient}"
-            findings.append(Finding.model_construct(  # fields of the right types, from the rule and the call
-                rule=self.id, severity=self.severity, title=self.title, message=message, spec=self.spec,
-                file=call.file, exchange=call.label, number=call.number, line=call.line,
-                related=[related.label for related in hit.related],
-                related_locations=[(r.file, r.label, r.line) for r in hit.related],
-                cost=call.duration if outcome != "advice" else None, operation=call.operation, agent=call.agent,
-                agent_name=agent_name, wasted=outcome == "wasted", outcome=outcome,
-            ))
-        return findings
+        outcome = judge(hit.kind or self.kind, call)
+        message = hit.message
+        if outcome == "fragile":
+            message += f"; it worked because {hit.lenient or self.lenient}"
+        return Finding(  # validated: quicker than model_construct, and sure
+            rule=self.id, severity=self.severity, title=self.title, message=message, spec=self.spec,
+            file=call.file, exchange=call.label, number=call.number, line=call.line,
+            related=[related.label for related in hit.related],
+            related_locations=[(r.file, r.label, r.line) for r in hit.related],
+            cost=call.duration if outcome != "advice" else None, operation=call.operation, agent=call.agent,
+            agent_name=agent_name, wasted=outcome == "wasted", outcome=outcome,
+        )
 
 
 def judge(kind: Kind, call: Call) -> Literal["wasted", "fragile", "advice"]:

@@ -110,6 +110,7 @@ class Knowledge(Protocol):
     def held_card(self, call: Call) -> HeldCard | None: ...
     def held_copy(self, call: Call) -> HeldCard | None: ...
     def interfaces_for(self, call: Call) -> list[Interface]: ...
+    def interfaces_called(self, call: Call, loosely: bool = False) -> list[Interface]: ...
     def address_of(self, interface: Interface) -> str: ...
     def agent_key(self, call: Call) -> str | None: ...
     def task(self, task_id: str | None) -> TaskSeen | None: ...
@@ -156,6 +157,7 @@ class Session:
     _order: int = 0
     _memo: tuple[Call | None, HeldCard | None] = (None, None)
     _interfaces_memo: tuple[Call | None, list[Interface]] = (None, [])
+    _called_memo: dict[bool, tuple[Call | None, list[Interface]]] = field(default_factory=dict)
     #: interface URL -> the origins a call to it may have (cleared when a front is learned)
     _origins: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -216,6 +218,25 @@ class Session:
     def origin_of(self, interface: Interface) -> str:
         """An interface's origin as the client addresses it: a listener stands for its upstream."""
         return self._front(_origin_text(interface))
+
+    def interfaces_called(self, call: Call, loosely: bool = False) -> list[Interface]:
+        """The declared interfaces a call went to; ``loosely``: the one it meant, a trailing slash apart."""
+        memo = self._called_memo.get(loosely)
+        if memo is not None and memo[0] is call:
+            return memo[1]
+        base = call.path if call.binding == "JSONRPC" else (call.base_path or "")
+        result = []
+        for interface in self.interfaces_for(call):
+            if interface.binding.upper() != (call.binding or "").upper():
+                continue
+            if call.binding == "JSONRPC":
+                exact = (call.path or "/") == (interface.url_path or "/")  # many agents 404 on /rpc/
+                if exact or (loosely and call.path.rstrip("/") == interface.path):
+                    result.append(interface)
+            elif _under(base.rstrip("/"), interface.path):
+                result.append(interface)
+        self._called_memo[loosely] = (call, result)
+        return result
 
     def origins_of(self, interface: Interface) -> tuple[str, ...]:
         """Every origin a call to this interface may have: a gRPC `host:port` names no scheme (the
@@ -290,6 +311,7 @@ class Session:
 
     def apply(self, call: Call) -> None:
         self._memo = self._interfaces_memo = (None, None)
+        self._called_memo.clear()
         self._learn_fronts(call)
         record = seen(call)
         if call.kind == "card" and call.card is not None and call.agent:
@@ -379,6 +401,14 @@ class Session:
         self.tasks[task] = seen_now
         if state in spec.TERMINAL_STATES and task not in self.ended_tasks:
             self.ended_tasks[task] = seen_now
+
+
+def _under(base: str, interface_path: str) -> bool:
+    """A REST call's base path is the interface's, maybe followed by one tenant segment."""
+    if base == interface_path:
+        return True
+    rest = base[len(interface_path):] if base.startswith(interface_path + "/") else None
+    return rest is not None and rest.count("/") == 1
 
 
 def card_url(call: Call) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from functools import lru_cache
 
 from a2a_capture.a2a.cards import split_url
 from a2a_capture.analyze.findings import Hit, rule
@@ -24,6 +25,7 @@ _PUBLIC_KEYS = {"signature", "protected", "signatures", "tokenUrl", "refreshUrl"
                 "deviceAuthorizationUrl", "oauth2MetadataUrl", "openIdConnectUrl", "bearerFormat"}
 
 
+@lru_cache(maxsize=1024)  # the same few agents fetch their cards again and again
 def _loopback(host: str) -> bool:
     if host in ("localhost", "") or host.endswith(".localhost"):
         return True

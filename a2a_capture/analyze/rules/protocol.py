@@ -18,25 +18,7 @@ def _declared_versions(call, session) -> set[str]:
 
 def _matching_interfaces(call, session, loosely: bool = False):
     """The declared interfaces a call went to; ``loosely``: the one it meant, a trailing slash apart."""
-    base = call.path if call.binding == "JSONRPC" else (call.base_path or "")
-    result = []
-    for interface in session.interfaces_for(call):
-        if interface.binding.upper() != (call.binding or "").upper():
-            continue
-        if call.binding == "JSONRPC":
-            exact = (call.path or "/") == (interface.url_path or "/")  # many agents 404 on /rpc/
-            if exact or (loosely and call.path.rstrip("/") == interface.path):
-                result.append(interface)
-        elif _under(base.rstrip("/"), interface.path):
-            result.append(interface)
-    return result
-
-
-def _under(base: str, interface_path: str) -> bool:
-    if base == interface_path:
-        return True
-    rest = base[len(interface_path):] if base.startswith(interface_path + "/") else None
-    return rest is not None and rest.count("/") == 1  # one tenant segment
+    return session.interfaces_called(call, loosely)
 
 
 @rule(
