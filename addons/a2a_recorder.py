@@ -9,8 +9,10 @@ and a request or response cut short is kept with the bytes that came. Secrets ar
 unless `--set a2a_redact=false`. In reverse mode every relayed agent card, wherever it is
 served, has its interface URLs pointed at the recorder (`--set a2a_rewrite_cards=false`
 turns that off), and an origin no listener fronts is noted and warned about. When mitmproxy
-stops, exchanges still in flight are written with what arrived. The addon never breaks the
-traffic it records: its own failures are logged.
+stops, exchanges still in flight are written with what arrived. An agent that closes its
+connection without answering has the client's connection closed too (as the client would
+have seen talking to it directly), not answered with a 502 of mitmproxy's in its name. The
+addon never breaks the traffic it records: its own failures are logged.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import logging
 from collections.abc import Sequence
 
 from mitmproxy import ctx, exceptions, http, tls
+from mitmproxy.connection import ConnectionState
 from mitmproxy.proxy.mode_specs import ReverseMode
 
 from a2a_capture.capture.grpc import is_grpc_type
@@ -131,14 +134,26 @@ class A2ARecorder:
             notes = self._relay_card(flow)
         except Exception:
             log.exception("a2a-capture: could not rewrite a card; it is forwarded as it came")
+        retire = flows.retire_after_error(flow)
+        if retire:
+            notes.append(recorder_notes.NEW_CONNECTION_AFTER_ERROR)
         open_flow = self.in_flight.get(flow.id)
         if open_flow is not None and not flow.request.timestamp_end:
             open_flow.answered_early = notes  # written when the rest of the request has come
-            return
-        self._record(flow, notes)
+        else:
+            self._record(flow, notes)
+        if retire:
+            # mitmproxy reuses only an open connection: one it may not write to is closed when
+            # the agent closes it, or with the client's; the client's connection stays as it is
+            flow.server_conn.state &= ~ConnectionState.CAN_WRITE
 
     def error(self, flow: http.HTTPFlow) -> None:
-        self._record(flow, [])
+        # an agent that closed its connection without answering: the client's connection is closed
+        # too, as it would have seen talking to the agent, rather than answered with mitmproxy's 502
+        hung_up = flows.agent_hung_up(flow) and flow.killable
+        self._record(flow, [], closed_like_agent=hung_up)
+        if hung_up:
+            flow.kill()
 
     def done(self) -> None:
         """Write what is still in flight, then close: mitmproxy reports open flows only after this."""
@@ -178,7 +193,8 @@ class A2ARecorder:
                             flow.request.path, origin, origin)
         return notes
 
-    def _record(self, flow: http.HTTPFlow, notes: list[str], stopped: bool = False) -> None:
+    def _record(self, flow: http.HTTPFlow, notes: list[str], stopped: bool = False,
+                closed_like_agent: bool = False) -> None:
         open_flow = self.in_flight.pop(flow.id, None) or flows.OpenFlow(flow)
         if self.sink is None or "a2a_written" in flow.metadata:
             return
@@ -186,7 +202,8 @@ class A2ARecorder:
             number, webhook = flow.metadata.get("a2a_number") or self._late_number()
             exchange = flows.exchange_from_flow(flow, number, webhook=webhook, stream=open_flow.response_copy,
                                                 redactor=self.redactor, notes=notes, stopped=stopped,
-                                                request_stream=open_flow.request_copy)
+                                                request_stream=open_flow.request_copy,
+                                                closed_like_agent=closed_like_agent)
             self.sink.write(exchange)
             flow.metadata["a2a_written"] = True
         except Exception:

@@ -90,11 +90,14 @@ def _headers(fields) -> list[tuple[str, str]]:
 
 def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: StreamCopy | None = None,
                        redactor: Redactor | None = None, notes: list[str] | None = None,
-                       request_stream: StreamCopy | None = None, stopped: bool = False) -> Exchange:
+                       request_stream: StreamCopy | None = None, stopped: bool = False,
+                       closed_like_agent: bool = False) -> Exchange:
     """The exchange a flow was, as the client saw it.
 
     ``request_stream`` holds a streamed request body as it arrived (all of it, or the part
-    that came before the client went away); ``stopped`` says recording ended mid-flow.
+    that came before the client went away); ``stopped`` says recording ended mid-flow;
+    ``closed_like_agent`` says the recorder closed the client's connection because the agent
+    closed its own without answering (see ``agent_hung_up``), so no proxy answer was sent.
     """
     request = flow.request
     notes = list(notes or [])
@@ -140,7 +143,9 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
         notes.append(_error_note(flow.error.msg, flow.response is not None, request_complete))
         if meta.end is None:
             meta.end = timestamp(getattr(flow.error, "timestamp", None))
-        if flow.response is None and request_complete and _proxy_answered(flow.error.msg):
+        if closed_like_agent:
+            notes.append(recorder_notes.CLOSED_LIKE_AGENT)
+        elif flow.response is None and request_complete and _proxy_answered(flow.error.msg):
             # mitmproxy answered in the agent's place; the capture must not pass it off as the agent's
             notes.append(recorder_notes.PROXY_ANSWERED.format(status="502 Bad Gateway"))
     meta.redacted = list(dict.fromkeys(redacted))
@@ -154,7 +159,9 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
 _ERROR_KINDS = (("errno 111", "connection refused"), ("connection refused", "connection refused"),
                 ("reset", "connection reset"), ("timed out", "timed out"), ("timeout", "timed out"),
                 ("client disconnected", "the client closed the connection"),
-                ("peer closed connection", "connection closed"), ("server closed connection", "connection closed"),
+                ("server closed connection", "the agent closed the connection"),
+                ("unexpected server response", "the agent closed the connection"),
+                ("peer closed connection", "connection closed"),
                 ("connection closed", "connection closed"), ("disconnect", "connection closed"),
                 ("eof", "connection closed"))
 
@@ -172,6 +179,35 @@ def _error_note(message: str, partial: bool, request_complete: bool = True) -> s
     else:
         where = ""
     return f"error: {kind}{where} ({message})"
+
+
+def retire_after_error(flow) -> bool:
+    """A server error over HTTP/1 that does not say the connection closes.
+
+    Agents often close after one all the same (uvicorn does when the app raised). Talking to
+    the agent directly, the client sees that close before its next call and opens a new
+    connection. Through the proxy its own connection stays open, and mitmproxy would send the
+    next call on the agent's connection just as it closes, and answer 502 for the agent. So
+    the agent's connection is not used again: the client's next call goes on a new one.
+    """
+    response = flow.response
+    http1 = ("HTTP/1.1", "HTTP/1.0")
+    return (response is not None and response.status_code >= 500
+            and flow.request.http_version in http1 and response.http_version in http1
+            and "close" not in response.headers.get("connection", "").lower()
+            and "close" not in flow.request.headers.get("connection", "").lower())
+
+
+#: mitmproxy's words for an agent that closed (or reset) its connection before any answer
+_HUNG_UP = ("server closed connection", "unexpected server response")
+
+
+def agent_hung_up(flow) -> bool:
+    """The agent ended its connection without answering (an idle keep-alive connection it
+    closed as the request came, or a reset). A client talking to it directly would have seen
+    the connection end; mitmproxy would answer 502 in the agent's name instead."""
+    return (flow.response is None and flow.error is not None
+            and flow.error.msg.lower().startswith(_HUNG_UP))
 
 
 def _proxy_answered(message: str) -> bool:
@@ -221,6 +257,8 @@ def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start:
             headers, body, removed_body = _redact_body(redactor, headers, body, notes)
         removed = removed_headers + removed_body
     end = response.timestamp_end or (stream.chunks[-1][0] if stream and stream.chunks else None)
+    if response.timestamp_end and flow.error is None and _ended_by_close(flow.request, response):
+        notes.append(recorder_notes.BODY_UNTIL_CLOSE)  # which side closed: the capture writes exact lengths
     result = Response(status=response.status_code, reason=response.reason or "", headers=headers, body=body,
                       http_version="1.1",
                       event_times=times if grpc_answer or _content_type(headers) == "text/event-stream" else [])
@@ -228,6 +266,16 @@ def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start:
         result.http_version = "2"
         result.trailers = _headers(response.trailers.fields) if response.trailers else []
     return result, removed, end
+
+
+def _ended_by_close(request, response) -> bool:
+    """An HTTP/1 body with neither a length nor chunks: only the agent's close ended it."""
+    if response.http_version not in ("HTTP/1.1", "HTTP/1.0") or request.method.upper() in ("HEAD", "CONNECT"):
+        return False
+    if response.status_code < 200 or response.status_code in (204, 304):
+        return False
+    return "content-length" not in response.headers and "chunked" not in response.headers.get(
+        "transfer-encoding", "").lower()
 
 
 def _content_type(headers: list[tuple[str, str]]) -> str:

@@ -1,0 +1,126 @@
+"""A JSON-RPC agent that answers an error and closes its connection the ways real servers do.
+
+The a2a-sdk app (uvicorn) cannot be made to close a kept-alive connection silently or to
+end a body by closing, so this is a small asyncio HTTP/1.1 server. The first request it
+gets is answered with a JSON-RPC error and the connection is closed as ``how`` says; every
+later request gets a JSON-RPC result on a kept-alive connection. It keeps the bytes of every
+answer it sent, so a test can compare them with what its client received.
+
+- ``close-header``: 400 with Content-Length and ``Connection: close``, then it closes;
+- ``silent-close``: 500 with Content-Length and no ``Connection`` header, then it closes
+  (as uvicorn does when the app raised);
+- ``until-close``: 500 with no Content-Length, the body ended by closing;
+- ``unanswered``: 400 on a kept-alive connection; the next request on that connection is
+  read and the connection closed without an answer (a server's idle timeout racing a client).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import threading
+
+from a2a_capture.record.process import free_port
+
+HOW = ("close-header", "silent-close", "until-close", "unanswered")
+
+
+def _answer(status: str, payload: dict, *extra: str, length: bool = True) -> bytes:
+    body = json.dumps(payload).encode()
+    head = [f"HTTP/1.1 {status}", "Content-Type: application/json", "Server: closing-agent", *extra]
+    if length:
+        head.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+class ClosingAgent:
+    def __init__(self, how: str) -> None:
+        assert how in HOW, how
+        self.how = how
+        self.port = free_port()
+        #: every answer written, in order, as the bytes that went on the wire
+        self.sent: list[bytes] = []
+        #: requests read and never answered
+        self.unanswered = 0
+        self._requests = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _read_request(self, reader: asyncio.StreamReader) -> dict | None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return None
+        lines = head.decode("latin-1").split("\r\n")
+        headers = dict(line.split(":", 1) for line in lines[1:] if ":" in line)
+        length = int(next((v for k, v in headers.items() if k.strip().lower() == "content-length"), "0"))
+        body = await reader.readexactly(length) if length else b""
+        return json.loads(body) if body else {}
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        first_on_connection = True
+        try:
+            while (request := await self._read_request(reader)) is not None:
+                self._requests += 1
+                rpc_id = request.get("id")
+                if self._requests == 1:
+                    error = {"jsonrpc": "2.0", "id": rpc_id,
+                             "error": {"code": -32603, "message": f"the agent failed ({self.how})"}}
+                    status = "400 Bad Request" if self.how in ("close-header", "unanswered") else \
+                        "500 Internal Server Error"
+                    extra = ("Connection: close",) if self.how == "close-header" else ()
+                    answer = _answer(status, error, *extra, length=self.how != "until-close")
+                    if self.how == "unanswered":
+                        await self._send(writer, answer)
+                    else:
+                        await self._send_and_close(writer, answer)
+                        return
+                elif self.how == "unanswered" and not first_on_connection and self._requests == 2:
+                    self.unanswered += 1
+                    return  # read, never answered: the connection closes under the client
+                else:
+                    result = {"jsonrpc": "2.0", "id": rpc_id, "result": {"message": {
+                        "messageId": f"reply-{rpc_id}", "role": "ROLE_AGENT", "parts": [{"text": "done"}]}}}
+                    await self._send(writer, _answer("200 OK", result))
+                first_on_connection = False
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+
+    async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> None:
+        self.sent.append(data)
+        writer.write(data)
+        await writer.drain()
+
+    async def _send_and_close(self, writer: asyncio.StreamWriter, data: bytes) -> None:
+        """The answer and the close leave together (the kernel tacks the FIN onto the corked
+        answer), so no client can read the answer and send again before the close is there."""
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
+        await self._send(writer, data)
+        sock.shutdown(socket.SHUT_WR)
+
+    def __enter__(self) -> ClosingAgent:
+        started = threading.Event()
+
+        async def main() -> None:
+            server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+            self._stop = asyncio.Event()
+            started.set()
+            async with server:
+                await self._stop.wait()
+
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_until_complete, args=(main(),), daemon=True)
+        self._thread.start()
+        started.wait(10)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
