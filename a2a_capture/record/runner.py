@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from a2a_capture.address import AddressError, host_port, pair
+from a2a_capture.address import AddressError, host_port, http_url, pair
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.resources import addons_dir
 
@@ -102,9 +102,11 @@ def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | N
 
 
 def parse_agent(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise RecordError(f"--agent {url!r} should be an http:// or https:// URL of an agent")
+    """The agent's origin, scheme://host:port, from its URL."""
+    try:
+        parts = urlsplit(http_url(url))
+    except AddressError:
+        raise RecordError(f"--agent {url!r} should be an http:// or https:// URL of an agent") from None
     return f"{parts.scheme}://{parts.netloc}"
 
 

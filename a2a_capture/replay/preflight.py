@@ -10,6 +10,7 @@ import os
 import socket
 from urllib.parse import urlsplit
 
+from a2a_capture.address import URL_EXAMPLE, AddressError, http_url
 from a2a_capture.errors import A2ACaptureError
 
 
@@ -18,14 +19,11 @@ class PreflightError(A2ACaptureError):
 
 
 def check_url(name: str, url: str) -> None:
-    parts = urlsplit(url)
     try:
-        port = parts.port
-    except ValueError:
-        port = -1
-    if parts.scheme not in ("http", "https") or not parts.hostname or port == -1:
+        http_url(url)
+    except AddressError:
         raise PreflightError(f"--target {name}={url}: expected an http:// or https:// URL with a host, "
-                             "such as http://127.0.0.1:41241")
+                             f"{URL_EXAMPLE}") from None
 
 
 def check_reachable(name: str, url: str, timeout: float = 5.0) -> None:
