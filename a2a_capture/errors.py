@@ -14,6 +14,19 @@ class WriteError(A2ACaptureError):
         super().__init__(f"cannot write {path}: {reason}")
 
 
+def one_line(error: BaseException) -> str:
+    """An exception's message as one line: pydantic's multi-line validation errors become
+    `Model.member: what was wrong` for the first problem; anything else keeps its first line."""
+    from pydantic import ValidationError
+
+    if isinstance(error, ValidationError) and error.errors():
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in (error.title, *problem["loc"]))
+        return f"{where}: {problem['msg']}"
+    lines = str(error).strip().splitlines()
+    return lines[0][:300] if lines else type(error).__name__
+
+
 def valid_utf8(text: str) -> str:
     """Text that encodes as UTF-8: bytes of a capture that were not UTF-8 (kept as surrogates) are
     shown escaped, `\\udcff`, which inside a JSON string is still valid JSON."""

@@ -147,10 +147,11 @@ HAR_DAMAGE = {
     "text-a-number": (["response", "content", "text"], 5), "date-a-number": (["startedDateTime"], 5),
     "time-a-word": (["time"], "x"), "post-data-a-number": (["request", "postData"], 7),
     "bad-base64": (["response", "content"], {"text": "!!", "encoding": "base64"}),
+    "text-a-lone-surrogate": (["response", "content", "text"], "\ud800x"),  # found by the fuzzer
     "url-port-past-65535": (["request", "url"], "http://a:99999/x"),
     "status-past-999": (["response", "status"], 10**30),
-    "method-missing": (["request"], {"url": "http://a/x"}), "header-value-null": (["request", "headers"],
-                                                                                  [{"name": "a", "value": None}]),
+    "method-missing": (["request"], {"url": "http://a/x"}), "method-a-number": (["request", "method"], 5),
+    "header-value-null": (["request", "headers"], [{"name": "a", "value": None}]),
     "notes-a-number": (["_a2aNotes"], 5), "event-notes-keyed-by-words": (["_a2aEventNotes"], {"x": ["n"]}),
     "late-body-a-list": (["_a2aLate"], {"body": []}), "event-times-words": (["_a2aEventTimes"], ["x"]),
     "number-a-float": (["_a2aNumber"], 1.5), "trailers-a-dict": (["_a2aTrailers"], {}),

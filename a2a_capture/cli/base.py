@@ -9,7 +9,7 @@ import sys
 import click
 
 from a2a_capture import __version__
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import A2ACaptureError, one_line
 
 #: exit status for usage errors and unreadable captures
 USAGE_ERROR = 2
@@ -61,7 +61,7 @@ class _Group(click.Group):
             if os.environ.get("A2A_CAPTURE_DEBUG"):
                 raise
             click.echo(
-                f"a2a-capture: internal error: {type(error).__name__}: {error} "
+                f"a2a-capture: internal error: {type(error).__name__}: {one_line(error)} "
                 "(set A2A_CAPTURE_DEBUG=1 to see the traceback, and please report it)",
                 err=True,
             )

@@ -33,7 +33,7 @@ from a2a_capture.convert.shape import (
     obj,
     optional,
 )
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import A2ACaptureError, one_line
 from a2a_capture.record.flows import title_for
 
 LOST_IN_HAR = "HAR has no arrival time per SSE frame; this stream's frame times were not kept"
@@ -95,9 +95,7 @@ def har_to_capture(data: bytes, name: str = "<har>") -> Capture:
         except ShapeError as error:
             raise ConvertError(f"{name}: {error}") from None
         except ValidationError as error:  # a value no table above foresaw: still one line, with its place
-            problem = error.errors()[0]
-            where = ".".join(str(part) for part in problem["loc"])
-            raise ConvertError(f"{name}: {path}: expected a HAR entry ({where}: {problem['msg']})") from None
+            raise ConvertError(f"{name}: {path}: expected a HAR entry ({one_line(error)})") from None
         exchange.line = lines[index] if index < len(lines) else None
         exchanges.append(exchange)
     notes = list(log.get("_a2aNotes") or [])

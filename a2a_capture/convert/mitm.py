@@ -2,6 +2,9 @@
 
 Flows written by mitmproxy keep whole bodies but not when each SSE frame arrived (a
 streamed body is not kept at all): those streams come over without frame times, and say so.
+A flow file comes from a stranger as often as a capture does: each record is checked against
+the member types the conversion relies on, and a record that breaks them is named by its place
+in the file and the exact path of the member.
 """
 
 from __future__ import annotations
@@ -9,31 +12,85 @@ from __future__ import annotations
 import io
 
 from a2a_capture.capture.models import Capture, Exchange
-from a2a_capture.convert.har import ConvertError
+from a2a_capture.convert.har import ConvertError, har_to_capture
+from a2a_capture.convert.shape import (
+    BOOLEAN,
+    BYTES,
+    INTEGER,
+    PORT,
+    STRING,
+    STRINGS,
+    Address,
+    ListOf,
+    OneOf,
+    Pair,
+    Range,
+    ShapeError,
+    describe,
+    member,
+    obj,
+    optional,
+)
+from a2a_capture.errors import one_line
 from a2a_capture.record import flows as flow_tools
+
+# -- what the conversion relies on in an HTTP flow record, after mitmproxy has migrated it -------------
+
+TIME = Range(0, 253402300799, "a time in seconds since 1970 (up to the year 9999)")
+HEADERS = ListOf(Pair(BYTES, BYTES))
+_MESSAGE = {"http_version": BYTES, "headers": HEADERS, "content": optional(BYTES), "trailers": optional(HEADERS),
+            "timestamp_start": TIME, "timestamp_end": optional(TIME)}
+REQUEST = obj({**_MESSAGE, "host": STRING, "port": PORT, "method": BYTES,
+               "scheme": BYTES, "authority": BYTES, "path": BYTES},
+              "http_version headers content trailers timestamp_start timestamp_end host port method scheme authority "
+              "path", "a request")
+RESPONSE = obj({**_MESSAGE, "status_code": Range(100, 999, "an HTTP status (100 to 999)"), "reason": BYTES},
+               "http_version headers content trailers timestamp_start timestamp_end status_code reason", "a response")
+PAIRS = ListOf(Pair(STRING, STRING))
+#: what a2a-capture itself keeps in a flow's metadata (see ``_flow``)
+SAVED = obj({"number": INTEGER, "webhook": BOOLEAN, "title": STRING, "notes": STRINGS, "response_notes": STRINGS,
+             "trailing_notes": STRINGS, "start": optional(STRING), "end": optional(STRING),
+             "client": optional(STRING), "server": optional(STRING), "redacted": STRINGS, "extra": PAIRS,
+             "event_times": ListOf(optional(Range(-1e9, 1e9, "seconds")))},
+            "number webhook title notes response_notes trailing_notes start end client server redacted extra "
+            "event_times")
+HTTP_FLOW = obj({
+    "request": REQUEST, "response": optional(RESPONSE),
+    "error": optional(obj({"msg": STRING, "timestamp": TIME}, "msg timestamp", "an error")),
+    "client_conn": obj({"peername": optional(Address()), "sockname": optional(Address())}, "", "a connection"),
+    "server_conn": obj({"peername": optional(Address()), "address": optional(Address())}, "", "a connection"),
+    "metadata": obj({"a2a": optional(SAVED),
+                     "a2a_capture": optional(obj({"notes": STRINGS, "meta": PAIRS}, "notes meta"))}),
+}, "request client_conn server_conn metadata", "an HTTP flow record")
+RECORD = obj({"type": STRING, "version": OneOf((INTEGER, ListOf(INTEGER)))}, "type version",
+             "a flow record (a dictionary)")
 
 
 def _mitmproxy():
     try:
-        from mitmproxy import connection, exceptions, http, io as mitm_io  # noqa: I001
+        from mitmproxy import connection, http, io as mitm_io  # noqa: I001
     except ImportError:
         raise ConvertError("reading mitmproxy flows needs mitmproxy: pip install 'a2a-capture[record]'") from None
-    return http, mitm_io, connection, exceptions
+    return http, mitm_io, connection
 
 
 def flows_to_capture(data: bytes, name: str = "<flows>") -> Capture:
-    http, mitm_io, _, exceptions = _mitmproxy()
+    if data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"{":  # mitmproxy reads a HAR file given as flows
+        return har_to_capture(data, name)
+    http, _, _ = _mitmproxy()
     exchanges: list[Exchange] = []
     counters = {False: 0, True: 0}
     push_urls: set[str] = set()
     notes, meta = ["converted from a mitmproxy flow file"], [("format", "a2a-capture/1")]
-    try:
-        for flow in mitm_io.FlowReader(io.BytesIO(data)).stream():
-            if not isinstance(flow, http.HTTPFlow):
-                continue
+    skipped: dict[str, int] = {}
+    for where, flow in _records(data, name):
+        if not isinstance(flow, http.HTTPFlow):  # TCP, UDP, DNS: nothing a capture holds
+            skipped[flow.type] = skipped.get(flow.type, 0) + 1
+            continue
+        try:
             if "a2a_capture" in flow.metadata:  # written by a2a-capture: its own notes come back
-                notes = list(flow.metadata["a2a_capture"].get("notes", []))
-                meta = [tuple(pair) for pair in flow.metadata["a2a_capture"].get("meta", [])]
+                notes = list(flow.metadata["a2a_capture"]["notes"])
+                meta = [tuple(pair) for pair in flow.metadata["a2a_capture"]["meta"]]
             saved = flow.metadata.get("a2a")
             if saved:
                 exchanges.append(_restore(flow, saved))
@@ -48,9 +105,64 @@ def flows_to_capture(data: bytes, name: str = "<flows>") -> Capture:
                     "text/event-stream"):
                 lost.append("a mitmproxy flow keeps no arrival time per SSE frame; this stream's were not kept")
             exchanges.append(flow_tools.exchange_from_flow(flow, counters[webhook], webhook=webhook, notes=lost))
-    except (exceptions.FlowReadException, ValueError) as error:
-        raise ConvertError(f"{name}: not a mitmproxy flow file ({error})") from None
+        except (ValueError, UnicodeError) as error:  # a value no table foresaw: still one line, with its place
+            raise ConvertError(f"{where}: $: expected an HTTP flow a capture can hold ({one_line(error)})") from None
+    notes += [f"skipped {count} {kind} flow(s): a capture holds HTTP only" for kind, count in sorted(skipped.items())]
     return Capture(notes=notes, meta=meta, exchanges=exchanges)
+
+
+def _records(data: bytes, name: str):
+    """Each flow of the file with where it is (`file: flow N at byte B`), checked before mitmproxy builds it."""
+    from mitmproxy import flow as mitm_flow
+    from mitmproxy.io import compat, tnetstring
+
+    stream, number = io.BytesIO(data), 0
+    while stream.tell() < len(data):
+        offset, number = stream.tell(), number + 1
+        where = f"{name}: flow {number} at byte {offset}"
+        try:
+            record = tnetstring.load(stream)
+        except IndexError:
+            raise ConvertError(f"{where}: not a mitmproxy flow record (the file ends inside it)") from None
+        except (ValueError, TypeError) as error:
+            raise ConvertError(f"{where}: not a mitmproxy flow record ({one_line(error)})") from None
+        except RecursionError:
+            raise ConvertError(f"{where}: not a mitmproxy flow record (nested too deeply)") from None
+        try:
+            RECORD.check(record, "$")
+            try:
+                record = compat.migrate_flow(record)
+            except ValueError as error:  # a format version this mitmproxy does not know
+                raise ShapeError("$.version", "a flow format version this mitmproxy reads",
+                                 one_line(error)) from None
+            except (KeyError, TypeError, AttributeError, IndexError) as error:
+                raise ShapeError("$", f"a flow record of format version {record.get('version')!r}", "one that "
+                                 f"cannot be upgraded ({type(error).__name__}: {one_line(error)})") from None
+            if record.get("type") == "http":
+                HTTP_FLOW.check(record, "$")
+            try:
+                flow = mitm_flow.Flow.from_state(record)
+            except KeyError as error:
+                raise ShapeError("$", f"a flow record with a member {error}", "no such member") from None
+            except AssertionError:  # mitmproxy's way to say a record has members it does not know
+                surprise = sorted(set(record) - _flow_members(), key=str)[:1] or ["?"]
+                raise ShapeError(member("$", str(surprise[0])), "no such member (a flow record of this "
+                                 "format has none)", describe(record.get(surprise[0]))) from None
+            except (ValueError, TypeError, AttributeError, IndexError) as error:
+                raise ShapeError("$", "a mitmproxy flow record", f"{type(error).__name__}: "
+                                 f"{one_line(error) or 'members it does not have, or lacks'}") from None
+        except ShapeError as error:
+            raise ConvertError(f"{where}: {error}") from None
+        yield where, flow
+
+
+def _flow_members() -> set:
+    """The members of a flow record as this mitmproxy writes one."""
+    from mitmproxy import connection, http
+
+    flow = http.HTTPFlow(connection.Client(peername=("", 0), sockname=("", 0)), connection.Server(address=None))
+    flow.request = http.Request.make("GET", "http://localhost/")
+    return {*flow.get_state(), "backup"}
 
 
 def _restore(flow, saved: dict) -> Exchange:
@@ -70,7 +182,7 @@ def _restore(flow, saved: dict) -> Exchange:
 
 
 def capture_to_flows(capture: Capture) -> bytes:
-    http, mitm_io, connection, _ = _mitmproxy()
+    http, mitm_io, connection = _mitmproxy()
     out = io.BytesIO()
     writer = mitm_io.FlowWriter(out)
     for index, exchange in enumerate(capture.exchanges):

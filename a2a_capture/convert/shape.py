@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 class ShapeError(ValueError):
     """A member is missing or of the wrong type: ``path`` says which, ``expected`` what it should be."""
 
-    def __init__(self, path: str, expected: str, found: str) -> None:
+    def __init__(self, path: str, expected: str, found: str, wrong_kind: bool = True) -> None:
+        #: the value is not of the kind expected at all (so another choice of a OneOf may fit it)
+        self.wrong_kind = wrong_kind
         self.path, self.expected, self.found = path, expected, found
         super().__init__(f"{path}: expected {expected}, found {found}")
 
@@ -42,7 +44,7 @@ class OneOf:
                 choice.check(value, path)
                 return
             except ShapeError as error:
-                if error.path != path:  # the right kind of value, wrong inside: that is the error
+                if error.path != path or not error.wrong_kind:  # the right kind of value, wrong inside
                     raise
         raise ShapeError(path, self.name, describe(value))
 
@@ -111,7 +113,25 @@ class MapOf:
             self.value.check(item, member(path, key))
 
 
-STRING = Leaf((str,), "a string")
+@dataclass(frozen=True)
+class Text:
+    """A string that stands for bytes: Unicode, or bytes kept as `\\udcXX` (how captures keep bytes
+    that are not UTF-8); JSON can also carry a lone surrogate such as `\\ud800`, which stands for nothing."""
+
+    name: str = "a string"
+
+    def check(self, value, path: str) -> None:
+        if not isinstance(value, str):
+            raise ShapeError(path, self.name, describe(value))
+        if not value.isascii():
+            try:
+                value.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError as error:
+                raise ShapeError(path, "text", f"a lone surrogate {value[error.start]!r} at "
+                                 f"character {error.start}", wrong_kind=False) from None
+
+
+STRING = Text()
 BYTES = Leaf((bytes,), "bytes")
 INTEGER = Leaf((int,), "an integer")
 NUMBER = Leaf((int, float), "a number")
@@ -160,3 +180,30 @@ def describe(value) -> str:
 def _short(value) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "…"
+
+
+@dataclass(frozen=True)
+class Range:
+    """A number from ``low`` to ``high``: a timestamp a calendar can hold, a port, a status."""
+
+    low: float
+    high: float
+    name: str
+
+    def check(self, value, path: str) -> None:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not self.low <= value <= self.high:
+            raise ShapeError(path, self.name, describe(value))
+
+
+@dataclass(frozen=True)
+class Address:
+    """A network address as mitmproxy keeps it: [host, port], or [host, port, flowinfo, scope] for IPv6."""
+
+    name: str = "an address [host, port]"
+
+    def check(self, value, path: str) -> None:
+        if not isinstance(value, list | tuple) or len(value) not in (2, 4):
+            raise ShapeError(path, self.name, describe(value))
+        STRING.check(value[0], f"{path}[0]")
+        PORT.check(value[1], f"{path}[1]")
+PORT = Range(0, 65535, "a port (0 to 65535)")
