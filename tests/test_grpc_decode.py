@@ -124,3 +124,15 @@ def test_a_grpc_interface_at_host_port_is_the_same_agent_over_tls(tmp_path):
     found = {(f.rule, f.exchange) for f in analyze([path]).findings}
     assert ("capability-push", "4") in found and ("poll-terminal", "3") in found
     assert not any(rule == "interface-undeclared" for rule, _ in found)
+
+
+def test_a_03_status_without_error_info_is_named_by_its_message():
+    """a2a-sdk 0.3's gRPC handler sends no ErrorInfo; the error's name leads grpc-message."""
+    def cancel(message: str) -> Exchange:
+        return gb.call(1, "CancelTask", a2a_v0_3_pb2.CancelTaskRequest(name="tasks/t-1"), status=12, message=message,
+                       service="/a2a.v1.A2AService", version=None)
+
+    named = decode(cancel("TaskNotCancelableError: Task cannot be canceled - current state: TaskState.completed"))
+    assert named.error.name == "TaskNotCancelableError" and named.error.message.startswith("TaskNotCancelable")
+    assert decode(cancel("SomethingElseError: no such A2A error")).error.name == "gRPC UNIMPLEMENTED"
+    assert decode(cancel("cannot cancel")).error.name == "gRPC UNIMPLEMENTED"

@@ -329,7 +329,7 @@ def _read_grpc(call: Call, exchange: Exchange) -> bool:
         call.task_id = call.states[0][0]
     status = read.status
     if status is not None and status.code != 0:
-        kind = spec.ERRORS_BY_REASON.get(status.reason or "")
+        kind = grpc.error_kind(status)
         name = spec.GRPC_STATUS_ERRORS.get(status.name or "", f"gRPC {status.name or status.code}")
         call.error = CallError(name=kind.name if kind else name, reason=status.reason, message=status.message,
                                task_ended=bool(spec.TASK_ENDED_WORDS.search(status.message)))

@@ -192,6 +192,15 @@ def read_status(headers: list[tuple[str, str]], trailers: list[tuple[str, str]],
     return status
 
 
+def error_kind(status: Status) -> spec.ErrorKind | None:
+    """The A2A error a status carries: its ErrorInfo reason (1.0), else the error name that
+    leads its message (a2a-sdk 0.3 sends no ErrorInfo)."""
+    kind = spec.ERRORS_BY_REASON.get(status.reason or "")
+    if kind is None and (named := spec.GRPC_MESSAGE_ERROR.match(status.message)):
+        kind = spec.ERRORS_BY_NAME.get(named.group(1))
+    return kind
+
+
 def _status_details(value: str) -> list:
     """The `details` of a `google.rpc.Status` (base64, maybe unpadded), as JSON; [] if unreadable."""
     try:

@@ -226,6 +226,10 @@ ERRORS_BY_CODE = {kind.code: kind for kind in ERRORS if kind.code is not None}
 #: where 0.x named a code otherwise (reference §5.1: -32007 was the authenticated extended card's)
 ERROR_NAMES_0X = {-32007: "AuthenticatedExtendedCardNotConfiguredError"}
 ERRORS_BY_REASON = {kind.reason: kind for kind in ERRORS if kind.reason is not None}
+ERRORS_BY_NAME = {kind.name: kind for kind in ERRORS}
+#: a2a-sdk 0.3's gRPC binding sends no ErrorInfo: the error's name leads `grpc-message`
+#: ("TaskNotCancelableError: Task cannot be canceled ...")
+GRPC_MESSAGE_ERROR = re.compile(r"\A(\w+Error): ")
 
 #: errors that say the request itself was broken (§9.5)
 MALFORMED_ERRORS = frozenset({"JSONParseError", "InvalidRequestError", "InvalidParamsError"})
