@@ -113,7 +113,7 @@ def _one_line_usage_error(args, option: str, message: str) -> None:
     lines = result.stderr.decode().splitlines()
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(f"a2a-capture: error: Invalid value for '{option}': {message}"), lines[0]
-    assert lines[0].endswith(f"(see a2a-capture {args[0]} --help)")
+    assert lines[0].endswith(f" {args[0]} --help)")  # a2a-capture, or python -m a2a_capture.cli
     assert result.stdout == b""
 
 
@@ -159,6 +159,20 @@ def test_port_0_means_a_free_port_only_where_one_can_be_taken():
 ])
 def test_a_bad_value_is_one_line_naming_the_option(args, option, message):
     _one_line_usage_error(args, option, message)
+
+
+SESSION_COMMANDS = [["analyze", CAPTURE], ["report", CAPTURE, "-o", "r.html"],
+                    ["check", CAPTURE, "--baseline", "b.json"], ["export", CAPTURE, "-o", "tables"]]
+
+
+@pytest.mark.parametrize("command", SESSION_COMMANDS, ids=lambda args: args[0])
+@pytest.mark.parametrize("option, value, message", [
+    ("--jobs", "0", "0 is not in the range x>=1"),
+    ("--engine", "spark", "'spark' is not one of 'local', 'dask'"),
+])
+def test_the_shared_session_options_fail_alike(command, option, value, message):
+    shown = "-j' / '--jobs" if option == "--jobs" else option
+    _one_line_usage_error([*command, option, value], shown, message)
 
 
 @pytest.mark.parametrize("args, line", [
