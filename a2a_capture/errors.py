@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 
 class A2ACaptureError(Exception):
     """Base of every error this tool raises on purpose."""
@@ -39,6 +41,34 @@ def open_output(path):
         return open(path, "w", encoding="utf-8", errors="backslashreplace")
     except OSError as error:
         raise WriteError(path, error.strerror or str(error)) from None
+
+
+class Output:
+    """Standard output, or a file opened at its first write (a command that fails before writing
+    anything leaves no file), for a document written piece by piece; ends with a newline."""
+
+    def __init__(self, path=None) -> None:
+        self.path, self.stream, self.last = path, None, "\n"
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        if self.stream is None:
+            self.stream = open_output(self.path) if self.path else sys.stdout
+        try:
+            self.stream.write(text)
+        except OSError as error:
+            raise WriteError(self.path or "standard output", error.strerror or str(error)) from None
+        self.last = text[-1]
+
+    def __enter__(self) -> Output:
+        return self
+
+    def __exit__(self, kind, *_) -> None:
+        if kind is None and self.last != "\n":
+            self.write("\n")
+        if self.stream is not None and self.stream is not sys.stdout:
+            self.stream.close()
 
 
 def write_text(path, text: str) -> None:

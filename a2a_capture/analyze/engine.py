@@ -61,18 +61,23 @@ class Analysis(BaseModel):
     summary: Summary
     #: each exchange's facts for a report, in order (kept when asked: ``analyze(..., facts=True)``)
     exchanges: list[ExchangeFacts] = Field(default_factory=list)
+    #: agents by origin, named by their cards: what names a streamed finding's agent at the end
+    agent_names: dict[str, str] = Field(default_factory=dict)
 
 
 def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None,
-            on_finding: Callable[[Finding], None] | None = None, facts: bool = False) -> Analysis:
+            on_finding: Callable[[Finding], None] | None = None, facts: bool = False,
+            on_call: Callable[[CallRecord], None] | None = None) -> Analysis:
     """Files given together form one session, in the order given.
 
     With ``on_finding``, each finding is handed over as it is found and the analysis returned
-    keeps only the summary: memory stays flat however long the session. With ``facts``, it
-    keeps each exchange's facts too, which a report shows without decoding again.
+    keeps only the summary: memory stays flat however long the session (``on_call`` is handed
+    each call's record the same way). With ``facts``, it keeps each exchange's facts too,
+    which a report shows without decoding again.
     """
     streaming = on_finding is not None
-    analyzer = Analyzer(config, keep_calls=not streaming, keep_findings=not streaming, keep_facts=facts)
+    analyzer = Analyzer(config, keep_calls=not streaming, keep_findings=not streaming, keep_facts=facts,
+                        on_call=on_call)
     for path in paths:
         file = os.fspath(path)
         analyzer.start_file(file)
@@ -95,15 +100,16 @@ class Analyzer:
     """
 
     def __init__(self, config: Config | None = None, keep_calls: bool = True, keep_findings: bool = True,
-                 keep_facts: bool = False) -> None:
+                 keep_facts: bool = False, on_call: Callable[[CallRecord], None] | None = None) -> None:
         """``keep_calls``/``keep_findings`` False: a caller that streams findings out keeps memory flat.
-        ``keep_facts``: keep each exchange's facts for a report."""
+        ``keep_facts``: keep each exchange's facts for a report. ``on_call``: each call's record, as read."""
         self.config = config or Config()
         self.session = Session()
         self.findings: list[Finding] = []
         self.records: list[CallRecord] = []
         self.facts: list[ExchangeFacts] = []
         self.keep_calls, self.keep_findings, self.keep_facts = keep_calls, keep_findings, keep_facts
+        self.on_call = on_call
         self._by_rule: Counter[str] = Counter()
         self._by_severity: Counter[str] = Counter()
         self._by_outcome: Counter[str] = Counter()
@@ -155,8 +161,10 @@ class Analyzer:
 
     def finish(self) -> Analysis:
         self.end_file()
-        _name_agents(self.findings, self.session)
-        return Analysis(findings=self.findings, calls=self.records, summary=self.summary(), exchanges=self.facts)
+        names = {origin: held.card.name for origin, held in self.session.cards.items() if held.card.name}
+        _name_agents(self.findings, names)
+        return Analysis(findings=self.findings, calls=self.records, summary=self.summary(), exchanges=self.facts,
+                        agent_names=names)
 
     def _rules_for(self, call: Call) -> list[Rule]:
         key = (call.operation, call.kind)
@@ -181,8 +189,12 @@ class Analyzer:
                 self._wasted.setdefault(place, finding.cost)
             elif finding.outcome == "fragile":
                 self._fragile.add(place)
-        if self.keep_calls:
-            self.records.append(_record(call, self.session))
+        if self.keep_calls or self.on_call is not None:
+            record = _record(call, self.session)
+            if self.keep_calls:
+                self.records.append(record)
+            if self.on_call is not None:
+                self.on_call(record)
 
     def summary(self) -> Summary:
         costs = [cost for cost in self._wasted.values() if cost is not None]
@@ -201,9 +213,8 @@ class Analyzer:
         )
 
 
-def _name_agents(findings: list[Finding], session: Session) -> None:
+def _name_agents(findings: list[Finding], names: dict[str, str]) -> None:
     """Name an agent by its card even where the card came later (a call before discovery)."""
-    names = {origin: held.card.name for origin, held in session.cards.items() if held.card.name}
     for finding in findings:
         if finding.agent and finding.agent_name in (None, finding.agent) and finding.agent in names:
             finding.agent_name = names[finding.agent]

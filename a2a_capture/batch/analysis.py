@@ -48,7 +48,8 @@ def join(analyses: list[Analysis]) -> Analysis:
     return Analysis(findings=[f for a in analyses for f in a.findings],
                     calls=[c for a in analyses for c in a.calls],
                     summary=_join_summaries([a.summary for a in analyses]),
-                    exchanges=[e for a in analyses for e in a.exchanges])
+                    exchanges=[e for a in analyses for e in a.exchanges],
+                    agent_names={k: v for a in reversed(analyses) for k, v in a.agent_names.items()})
 
 
 def _join_summaries(summaries: list[Summary]) -> Summary:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 
 import click
@@ -10,7 +9,7 @@ import click
 from a2a_capture.cli.base import main
 from a2a_capture.cli.sessions import session_options
 from a2a_capture.cli.types import FAIL_ON, Format
-from a2a_capture.errors import open_output, require_exchanges, write_text
+from a2a_capture.errors import Output, require_exchanges
 
 
 @main.command("analyze")
@@ -43,25 +42,16 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
 
     configuration = settings.load().merged(select, ignore)
     allow_empty = allow_empty or fail_on == "never"
-    if output_format == "text" and _one_local_session(sessions, files):
-        sys.exit(_stream_text(files, configuration, fail_on, output, allow_empty))
+    rules = [rule.id for rule in configuration.active("")]
+    if _one_local_session(sessions, files):
+        sys.exit(_stream(files, configuration, output_format, fail_on, rules, output, allow_empty))
     analysis = analyze_many(files, configuration, **sessions)
     require_exchanges(analysis, files, allow_empty)
-    rendered = {
-        "text": lambda: machine.text(analysis),
-        "json": lambda: machine.to_json(analysis),
-        "sarif": lambda: machine.sarif(analysis),
-        "junit": lambda: machine.junit(analysis, "error" if fail_on == "never" else fail_on,
-                                       [rule.id for rule in configuration.active("")]),
-    }[output_format]()
-    if output:
-        write_text(output, rendered + ("" if rendered.endswith("\n") else "\n"))
-        if output_format != "text":
-            click.echo(machine.text(analysis).splitlines()[-1], err=True)
-    else:
-        click.echo(rendered)
-    failing = [f for f in analysis.findings if machine.at_or_above(f, fail_on)]
-    sys.exit(1 if failing else 0)
+    with Output(output) as out:
+        machine.write(analysis, machine.writer_for(output_format, out, fail_on, rules))
+    if output and output_format != "text":
+        click.echo(machine.summary_lines(analysis)[-1], err=True)
+    sys.exit(1 if any(machine.at_or_above(f, fail_on) for f in analysis.findings) else 0)
 
 
 def _one_local_session(sessions: dict, files) -> bool:
@@ -70,22 +60,26 @@ def _one_local_session(sessions: dict, files) -> bool:
     return sessions["grouping"] == "all" and sessions["engine"] == "local" and not any(map(is_url, files))
 
 
-def _stream_text(files, configuration, fail_on: str, output: str | None, allow_empty: bool) -> int:
-    """Text findings written as they are found: memory stays flat on a long session."""
+def _stream(files, configuration, output_format: str, fail_on: str, rules: list[str], output: str | None,
+            allow_empty: bool) -> int:
+    """Findings written as they are found: memory stays flat on a long session."""
     from a2a_capture.analyze.engine import analyze
     from a2a_capture.batch.sessions import group
     from a2a_capture.report import machine
 
     failing = False
-    with open_output(output) if output else contextlib.nullcontext(sys.stdout) as stream:
-        def write(finding) -> None:
+    with Output(output) as out:
+        writer = machine.writer_for(output_format, out, fail_on, rules, streamed=True)
+
+        def found(finding) -> None:
             nonlocal failing
-            stream.write(machine.line(finding) + "\n")
+            writer.finding(finding)
             failing = failing or machine.at_or_above(finding, fail_on)
 
-        analysis = analyze(group(files)[0], configuration, on_finding=write)
-        if sum(analysis.summary.findings_by_rule.values()):
-            stream.write("\n")
-        stream.write("\n".join(machine.summary_lines(analysis)) + "\n")
-    require_exchanges(analysis, files, allow_empty)
+        analysis = analyze(group(files)[0], configuration, on_finding=found,
+                           on_call=writer.call if output_format == "json" else None)
+        require_exchanges(analysis, files, allow_empty)
+        writer.end(analysis)
+    if output and output_format != "text":
+        click.echo(machine.summary_lines(analysis)[-1], err=True)
     return 1 if failing else 0

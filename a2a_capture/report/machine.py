@@ -1,14 +1,26 @@
-"""Machine-readable outputs of an analysis: text lines, JSON, SARIF 2.1.0 and JUnit XML."""
+"""Machine-readable outputs of an analysis: text lines, JSON, SARIF 2.1.0 and JUnit XML.
+
+Each format is a writer that takes findings (and calls) one at a time as the analysis finds
+them, then the finished analysis: a long session's findings are never all in memory. Text
+and SARIF write each finding out at once; what JSON puts after its summary, and JUnit groups
+by rule, waits in a temporary file until the end. The same writers make the whole document
+of a finished analysis, so a streamed output is byte for byte the one-shot one.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
-from xml.etree import ElementTree
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from typing import TextIO
+from xml.sax.saxutils import escape
 
 from a2a_capture import __version__
-from a2a_capture.analyze.engine import Analysis
+from a2a_capture.analyze.engine import Analysis, CallRecord
 from a2a_capture.analyze.findings import RULES, Finding, Severity
 from a2a_capture.errors import valid_utf8
 
@@ -22,15 +34,93 @@ def at_or_above(finding: Finding, threshold: str) -> bool:
     return finding.severity.rank >= Severity(threshold).rank
 
 
+class Writer:
+    """One format's document, written as the findings come: ``finding`` and ``call`` for each,
+    in the order found, then ``end`` with the finished analysis (its summary)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def finding(self, finding: Finding) -> None:
+        """A finding as it is found."""
+
+    def call(self, record: CallRecord) -> None:
+        """An exchange's call as it is read (only JSON lists them)."""
+
+    def end(self, analysis: Analysis) -> None:
+        """The rest of the document, once the analysis is finished."""
+
+
+def writer_for(output_format: str, out: TextIO, fail_on: str = "warning", rules: list[str] | None = None,
+           streamed: bool = False) -> Writer:
+    """The writer of text, json, sarif or junit. ``streamed``: the findings come straight from the
+    engine (JSON names late what only the end knows); JUnit fails rules at ``fail_on`` (never: error)."""
+    if output_format == "json":
+        return JsonWriter(out, late_names=streamed)
+    if output_format == "sarif":
+        return SarifWriter(out)
+    if output_format == "junit":
+        return JunitWriter(out, "error" if fail_on == "never" else fail_on, rules)
+    return TextWriter(out)
+
+
+def write(analysis: Analysis, writer: Writer) -> None:
+    """A finished analysis through a writer, as if its findings and calls were coming now."""
+    for finding in analysis.findings:
+        writer.finding(finding)
+    for record in analysis.calls:
+        writer.call(record)
+    writer.end(analysis)
+
+
+def _whole(analysis: Analysis, make) -> str:
+    out = io.StringIO()
+    write(analysis, make(out))
+    return out.getvalue()
+
+
+class _Spool:
+    """Lines kept on disk until the document reaches them (each a JSON text: no raw newline)."""
+
+    def __init__(self) -> None:
+        # closed once read (lines) or by the writer at its end
+        self.file = tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass", newline="\n")  # noqa: SIM115
+        self.count = 0
+
+    def add(self, line: str) -> None:
+        self.file.write(line + "\n")
+        self.count += 1
+
+    def lines(self) -> Iterator[str]:
+        """Each line once, in order; the spool is gone after."""
+        self.file.seek(0)
+        try:
+            for line in self.file:
+                yield line[:-1]
+        finally:
+            self.file.close()
+
+
 # -- text ---------------------------------------------------------------------------------------
 
 
 def text(analysis: Analysis) -> str:
-    lines = [line(f) for f in analysis.findings]
-    if lines:
-        lines.append("")
-    lines += summary_lines(analysis)
-    return "\n".join(lines)
+    return _whole(analysis, TextWriter)
+
+
+class TextWriter(Writer):
+    """A line per finding at once; the summary after a blank line."""
+
+    def __init__(self, out: TextIO) -> None:
+        super().__init__(out)
+        self.any = False
+
+    def finding(self, finding: Finding) -> None:
+        self.out.write(line(finding) + "\n")
+        self.any = True
+
+    def end(self, analysis: Analysis) -> None:
+        self.out.write(("\n" if self.any else "") + "\n".join(summary_lines(analysis)))
 
 
 def line(finding: Finding, judged: bool = True) -> str:
@@ -76,14 +166,59 @@ def summary_lines(analysis: Analysis) -> list[str]:
 
 
 def to_json(analysis: Analysis) -> str:
-    data = {
-        "tool": "a2a-capture",
-        "version": __version__,
-        "summary": analysis.summary.model_dump(),
-        "findings": [_finding_json(f) for f in analysis.findings],
-        "calls": [call.model_dump() for call in analysis.calls],
-    }
-    return valid_utf8(json.dumps(data, indent=2, ensure_ascii=False))
+    return _whole(analysis, JsonWriter)
+
+
+class JsonWriter(Writer):
+    """The tool, its version and the summary, then every finding and every call.
+
+    The summary comes first and is known last: findings and calls wait in temporary files.
+    ``late_names``: the findings came straight from the engine, before it knew every card,
+    so an agent whose card came later is named at the end (a finished analysis names them).
+    """
+
+    def __init__(self, out: TextIO, late_names: bool = False) -> None:
+        super().__init__(out)
+        self.late_names = late_names
+        self.findings, self.calls = _Spool(), _Spool()
+
+    def finding(self, finding: Finding) -> None:
+        self.findings.add(json.dumps(_finding_json(finding), ensure_ascii=False))
+
+    def call(self, record: CallRecord) -> None:
+        self.calls.add(json.dumps(record.model_dump(), ensure_ascii=False))
+
+    def end(self, analysis: Analysis) -> None:
+        names = analysis.agent_names if self.late_names else {}
+        out = self.out
+        out.write('{\n  "tool": "a2a-capture",\n  "version": ' + json.dumps(__version__)
+                  + ',\n  "summary": ' + _nested(analysis.summary.model_dump(), 1) + ',\n  "findings": ')
+        self._items((_named(json.loads(item), names) for item in self.findings.lines()), self.findings.count)
+        out.write(',\n  "calls": ')
+        self._items(map(json.loads, self.calls.lines()), self.calls.count)
+        out.write("\n}")
+
+    def _items(self, items, count: int) -> None:
+        """A list member's value as ``json.dumps(..., indent=2)`` lays it out two levels in."""
+        if not count:
+            self.out.write("[]")
+            return
+        self.out.write("[\n")
+        for number, item in enumerate(items, start=1):
+            self.out.write("    " + _nested(item, 2) + (",\n" if number < count else "\n"))
+        self.out.write("  ]")
+
+
+def _nested(value, level: int) -> str:
+    """``value`` as ``json.dumps(indent=2)`` lays it out ``level`` levels in (strings hold no raw newline)."""
+    return valid_utf8(json.dumps(value, indent=2, ensure_ascii=False)).replace("\n", "\n" + "  " * level)
+
+
+def _named(data: dict, names: dict[str, str]) -> dict:
+    agent = data.get("agent")
+    if agent and data.get("agent_name") in (None, agent) and agent in names:
+        data["agent_name"] = names[agent]
+    return data
 
 
 def _finding_json(finding: Finding) -> dict:
@@ -98,42 +233,55 @@ def _finding_json(finding: Finding) -> dict:
 
 def sarif(analysis: Analysis, base: str | None = None) -> str:
     """A SARIF log whose locations point at the capture file and the line of each exchange."""
-    used = sorted({f.rule for f in analysis.findings} | set(RULES))
-    index = {rule_id: position for position, rule_id in enumerate(used)}
-    results = []
-    for finding in analysis.findings:
+    return _whole(analysis, lambda out: SarifWriter(out, base))
+
+
+class SarifWriter(Writer):
+    """The run's tool and rules, then each result as it is found; the log's head waits for the
+    first result, so a session that fails before any writes nothing."""
+
+    def __init__(self, out: TextIO, base: str | None = None) -> None:
+        super().__init__(out)
+        self.base = base
+        self.rules = sorted(RULES)  # every rule: a result's ruleIndex is known before the end
+        self.index = {rule_id: position for position, rule_id in enumerate(self.rules)}
+        self.results = 0
+
+    def _head(self) -> str:
+        driver = {"name": "a2a-capture", "version": __version__, "semanticVersion": __version__,
+                  "rules": [_sarif_rule(RULES[rule_id]) for rule_id in self.rules]}
+        head = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0"}
+        text = _nested(head, 0)[:-2]  # without its closing brace
+        return (text + ',\n  "runs": [\n    {\n      "tool": {\n        "driver": '
+                + _nested(driver, 4) + '\n      },\n      "results": ')
+
+    def finding(self, finding: Finding) -> None:
+        self.out.write((self._head() + "[\n" if not self.results else ",\n")
+                       + "        " + _nested(self._result(finding), 4))
+        self.results += 1
+
+    def end(self, analysis: Analysis) -> None:
+        self.out.write(self._head() + "[]" if not self.results else "\n      ]")
+        self.out.write(',\n      "columnKind": "unicodeCodePoints"\n    }\n  ]\n}')
+
+    def _result(self, finding: Finding) -> dict:
         result = {
             "ruleId": finding.rule,
-            "ruleIndex": index[finding.rule],
+            "ruleIndex": self.index[finding.rule],
             "level": _SARIF_LEVEL[finding.severity],
             "message": {"text": f"Exchange {finding.exchange}: {finding.message}"},
-            "locations": [_location(finding.file, finding.line, base)],
+            "locations": [_location(finding.file, finding.line, self.base)],
             "partialFingerprints": {"a2aCaptureFinding/v1": _fingerprint(finding)},
             "properties": {"wasted": finding.wasted, "outcome": finding.outcome,
                            **({"cost": finding.cost} if finding.cost is not None else {})},
         }
         related = [
-            {"id": number, "message": {"text": f"exchange {label}"}, **_location(file, line, base)}
+            {"id": number, "message": {"text": f"exchange {label}"}, **_location(file, line, self.base)}
             for number, (file, label, line) in enumerate(finding.related_locations, start=1)
         ]
         if related:
             result["relatedLocations"] = related
-        results.append(result)
-    log = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "a2a-capture",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "rules": [_sarif_rule(RULES[rule_id]) for rule_id in used],
-            }},
-            "results": results,
-            "columnKind": "unicodeCodePoints",
-        }],
-    }
-    return valid_utf8(json.dumps(log, indent=2, ensure_ascii=False))
+        return result
 
 
 def _sarif_rule(rule) -> dict:
@@ -168,25 +316,68 @@ def _fingerprint(finding: Finding) -> str:
 
 def junit(analysis: Analysis, fail_on: str = "warning", rules: list[str] | None = None) -> str:
     """One test case per rule: it fails when the rule found something at or above ``fail_on``."""
-    rule_ids = rules if rules is not None else sorted(RULES)
-    cases, failures = [], 0
-    for rule_id in rule_ids:
-        found = [f for f in analysis.findings if f.rule == rule_id]
-        failing = [f for f in found if at_or_above(f, fail_on)]
-        case = ElementTree.Element("testcase", classname="a2a-capture.rules", name=rule_id)
+    return _whole(analysis, lambda out: JunitWriter(out, fail_on, rules))
+
+
+class JunitWriter(Writer):
+    """One test case per rule, failing when the rule found something at or above ``fail_on``.
+
+    The suite's head counts the failing rules and each case lists its rule's findings, so the
+    lines wait, by rule, in temporary files until the end. Laid out as ElementTree.indent does.
+    """
+
+    def __init__(self, out: TextIO, fail_on: str = "warning", rules: list[str] | None = None) -> None:
+        super().__init__(out)
+        self.fail_on = fail_on
+        self.rules = rules if rules is not None else sorted(RULES)
+        self.spools: dict[str, _Spool] = {}
+        self.failing: Counter[str] = Counter()
+
+    def finding(self, finding: Finding) -> None:
+        spool = self.spools.get(finding.rule)
+        if spool is None:
+            spool = self.spools[finding.rule] = _Spool()
+        failing = at_or_above(finding, self.fail_on)
+        self.failing[finding.rule] += failing
+        spool.add(json.dumps([failing, line(finding)], ensure_ascii=False))
+
+    def end(self, analysis: Analysis) -> None:
+        out, cases = self.out, len(self.rules)
+        failures = sum(1 for rule_id in self.rules if self.failing[rule_id])
+        out.write('<?xml version="1.0" encoding="UTF-8"?>\n'
+                  f'<testsuites name="a2a-capture" tests="{cases}" failures="{failures}">\n'
+                  f'  <testsuite name="a2a-capture" tests="{cases}" failures="{failures}" errors="0" skipped="0"')
+        out.write(">\n" if cases else " />\n")
+        for rule_id in self.rules:
+            self._case(rule_id)
+        for spool in self.spools.values():  # rules found but not asked for
+            spool.file.close()
+        out.write(("  </testsuite>\n" if cases else "") + "</testsuites>\n")
+
+    def _case(self, rule_id: str) -> None:
+        out, spool = self.out, self.spools.pop(rule_id, None)
+        out.write(f'    <testcase classname="a2a-capture.rules" name={_attribute(rule_id)}')
+        if spool is None:
+            out.write(" />\n")
+            return
+        failing = self.failing[rule_id]
         if failing:
-            failures += 1
-            failure = ElementTree.SubElement(case, "failure", type=RULES[rule_id].severity.value,
-                                             message=f"{len(failing)} finding(s): {RULES[rule_id].title}")
-            failure.text = "\n".join(line(f) for f in failing)
-        elif found:
-            out = ElementTree.SubElement(case, "system-out")
-            out.text = "\n".join(line(f) for f in found)
-        cases.append(case)
-    suite = ElementTree.Element("testsuite", name="a2a-capture", tests=str(len(cases)), failures=str(failures),
-                                errors="0", skipped="0")
-    suite.extend(cases)
-    root = ElementTree.Element("testsuites", name="a2a-capture", tests=str(len(cases)), failures=str(failures))
-    root.append(suite)
-    ElementTree.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+            message = f"{failing} finding(s): {RULES[rule_id].title}"
+            out.write(f">\n      <failure type={_attribute(RULES[rule_id].severity.value)} "
+                      f"message={_attribute(message)}>")
+            tag = "failure"
+        else:
+            out.write(">\n      <system-out>")
+            tag = "system-out"
+        first = True
+        for kept in map(json.loads, spool.lines()):
+            if failing and not kept[0]:
+                continue
+            out.write(("" if first else "\n") + escape(kept[1]))
+            first = False
+        out.write(f"</{tag}>\n    </testcase>\n")
+
+
+def _attribute(value: str) -> str:
+    """A quoted XML attribute, escaped as ElementTree escapes it."""
+    return '"' + escape(value, {'"': "&quot;", "\r": "&#13;", "\n": "&#10;", "\t": "&#09;"}) + '"'

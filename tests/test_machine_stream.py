@@ -1,0 +1,113 @@
+"""`analyze --format json|sarif|junit` write findings as they are found, in the very documents a
+finished analysis makes: JSON and SARIF laid out as json.dumps(indent=2) lays them out, JUnit
+as ElementTree does."""
+
+from __future__ import annotations
+
+import io
+import json
+from xml.etree import ElementTree
+
+import pytest
+
+from a2a_capture.analyze.config import Config
+from a2a_capture.analyze.engine import analyze
+from a2a_capture.errors import valid_utf8
+from a2a_capture.report import machine
+from tests.builders import card, error, fetch_card, message, rpc, task, write
+from tests.cli import run
+from tests.conftest import ROOT
+from tests.test_hostile import INVALID_UTF8
+
+CAPTURES = sorted(str(path) for path in (ROOT / "captures").glob("*.http"))
+FORMATS = ["text", "json", "sarif", "junit"]
+#: each format of a finished analysis, as --fail-on never asks for it
+ONE_SHOT = {"text": machine.text, "json": machine.to_json, "sarif": machine.sarif,
+            "junit": lambda analysis: machine.junit(analysis, "error", [rule.id for rule in Config().active("")])}
+
+
+def late_card(tmp_path) -> str:
+    """A call before the agent's card: its findings name the agent only once the card is read."""
+    return str(write(tmp_path, rpc(1, "SendMessage", {"message": message()}, headers=["Content-Type: application/json"],
+                                   result={"task": task("t-1", "TASK_STATE_COMPLETED")}),
+                     fetch_card(2, card(name='Late & <Co> "x"')),
+                     rpc(3, "GetTask", {"id": "t-1"}, result=task("t-1", "TASK_STATE_COMPLETED")),
+                     rpc(4, "CancelTask", {"id": "t-1"}, error=error(-32002, message_text="ended\n<&>"))))
+
+
+@pytest.fixture(params=["captures", "late-card", "invalid-utf8"])
+def session(request, tmp_path) -> list[str]:
+    if request.param == "captures":
+        return CAPTURES
+    if request.param == "late-card":
+        return [late_card(tmp_path)]
+    path = tmp_path / "bytes.http"
+    path.write_bytes(INVALID_UTF8)
+    return [str(path)]
+
+
+@pytest.mark.parametrize("output_format", FORMATS)
+def test_the_streamed_document_is_the_whole_analysis_document(session, output_format, tmp_path):
+    """Standard output and -o get the same bytes, those the one-shot functions make of the whole analysis."""
+    streamed = run("analyze", "--format", output_format, "--fail-on", "never", *session)
+    out = tmp_path / f"out.{output_format}"
+    written = run("analyze", "--format", output_format, "--fail-on", "never", "-o", str(out), *session)
+    assert streamed.returncode == written.returncode == 0, streamed.stderr + written.stderr
+    assert streamed.stdout == out.read_bytes()
+    whole = valid_utf8(ONE_SHOT[output_format](analyze(session)))
+    assert streamed.stdout.decode("utf-8") == whole + ("" if whole.endswith("\n") else "\n")
+
+
+@pytest.mark.parametrize("output_format", ["json", "sarif"])
+def test_json_and_sarif_are_laid_out_as_json_dumps_lays_them_out(session, output_format):
+    text = run("analyze", "--format", output_format, "--fail-on", "never", *session).stdout.decode("utf-8")
+    data = json.loads(text)
+    assert text == valid_utf8(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
+    findings = data["findings"] if output_format == "json" else data["runs"][0]["results"]
+    assert len(findings) == len(analyze(session).findings)
+
+
+def test_junit_is_laid_out_as_element_tree_lays_it_out(session):
+    text = run("analyze", "--format", "junit", *session).stdout.decode("utf-8")
+    root = ElementTree.fromstring(text.encode())
+    ElementTree.indent(root)
+    assert text == '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+    assert int(root.get("failures")) == len(root.findall(".//failure"))
+
+
+def test_a_streamed_json_names_an_agent_whose_card_came_later(tmp_path):
+    data = json.loads(run("analyze", "--format", "json", late_card(tmp_path)).stdout)
+    assert data["findings"] and {f["agent_name"] for f in data["findings"]} == {'Late & <Co> "x"'}
+
+
+def test_sarif_results_are_written_as_they_are_found():
+    out = io.StringIO()
+    writer = machine.SarifWriter(out)
+    written = []
+
+    def found(finding) -> None:
+        writer.finding(finding)
+        written.append(out.getvalue().count('"ruleId"'))
+
+    analysis = analyze(CAPTURES, on_finding=found)
+    assert analysis.findings == [] and written == list(range(1, len(written) + 1)) and len(written) > 10
+    writer.end(analysis)
+    assert len(json.loads(out.getvalue())["runs"][0]["results"]) == len(written)
+
+
+def test_json_findings_and_calls_wait_on_disk_not_in_memory():
+    writer = machine.JsonWriter(io.StringIO(), late_names=True)
+    analysis = analyze(CAPTURES, on_finding=writer.finding, on_call=writer.call)
+    assert analysis.findings == [] and analysis.calls == []
+    assert writer.findings.count > 10 and writer.calls.count == analysis.summary.exchanges
+    assert writer.findings.file.tell() > 0 and writer.calls.file.tell() > 0  # written out, not held
+
+
+def test_an_empty_capture_writes_no_document(tmp_path):
+    empty = tmp_path / "empty.http"
+    empty.write_text("")
+    for output_format in FORMATS:
+        out = tmp_path / f"out.{output_format}"
+        result = run("analyze", "--format", output_format, "-o", str(out), str(empty))
+        assert result.returncode == 2 and "no exchange" in result.stderr.decode()
+        assert not out.exists() and result.stdout == b""
