@@ -13,6 +13,7 @@ import json
 import os
 import re
 
+from a2a_capture import nesting
 from a2a_capture.a2a.decode import Call, decode
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.facts import exchange_facts
@@ -106,7 +107,7 @@ def _pretty(body: bytes) -> bytes:
     if not body:
         return b""
     try:
-        value = json.loads(body)
+        value = nesting.loads(body)
     except (ValueError, UnicodeDecodeError):
         return body
     if isinstance(value, dict) and "jsonrpc" in value:  # the envelope first, as the kit writes it
@@ -124,7 +125,7 @@ def _frames(body: bytes) -> bytes:
         if event.data is None:
             continue
         try:
-            data = json.dumps(json.loads(event.data), ensure_ascii=False)
+            data = json.dumps(nesting.loads(event.data), ensure_ascii=False)
         except ValueError:
             data = " ".join(event.data.splitlines())
         lines.append(f"data: {data}")
@@ -212,7 +213,7 @@ def _documents(exchange: Exchange):
 
 def _json(data):
     try:
-        return json.loads(data) if data else None
+        return nesting.loads(data) if data else None
     except (ValueError, UnicodeDecodeError):
         return None
 

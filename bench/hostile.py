@@ -171,6 +171,7 @@ def main() -> None:
     parser.add_argument("--line-mb", type=int, default=10, help="the long lines (default 10)")
     parser.add_argument("--blank-lines", type=int, default=100_000, help="blank lines in one body (default 100k)")
     parser.add_argument("--bomb-mb", type=int, default=768, help="what the gzip body inflates to, MiB (default 768)")
+    parser.add_argument("--only", nargs="+", metavar="CASE", help="run only these cases")
     args = parser.parse_args()
     cases = {
         "big": lambda path, index: generate(path, index, args.size_mb * 1_000_000),
@@ -184,6 +185,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="a2a-hostile-") as name:
         tmp = Path(name)
         for case, make in cases.items():
+            if args.only and case not in args.only:
+                continue
             path, index = tmp / f"{case}.http", tmp / f"{case}.index"
             make(path, index)
             floor = run_child(["--child", "baseline", str(path), str(index)], tmp, script=ROOT / "bench" / "read.py")

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from a2a_capture import nesting
 from a2a_capture.a2a import grpc, spec
 from a2a_capture.a2a.cards import Card, parse_card
 from a2a_capture.capture.encoding import decode_content
@@ -605,13 +606,17 @@ def _json(body: bytes | str) -> tuple[Any, bool]:
     if not body or not body.strip():
         return None, False
     try:
+        nesting.check_json(body)
+    except nesting.TooDeep:
+        return None, True  # shown as it is, not decoded
+    try:
         # orjson holds about 13 bytes per byte of a long string while it parses; the standard
         # parser 2: a multi-megabyte body (a file part in base64) is read by the latter
         return (_loads(body) if len(body) < _LARGE_BODY else json.loads(body)), False
-    except (ValueError, UnicodeDecodeError, RecursionError):
+    except (ValueError, UnicodeDecodeError):
         try:  # orjson is stricter (NaN, integers past 64 bits): what json reads still counts
             return json.loads(body), False
-        except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested too deep
+        except (ValueError, UnicodeDecodeError):
             return None, True
 
 

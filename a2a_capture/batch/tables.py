@@ -8,9 +8,8 @@ as plain dicts; only the parent needs pyarrow.
 from __future__ import annotations
 
 import hashlib
-import json
 
-from a2a_capture import __version__
+from a2a_capture import __version__, nesting
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import Analyzer
@@ -229,7 +228,7 @@ def _card_name(exchange: Exchange) -> str | None:
     if response is None or response.status != 200:
         return None
     try:
-        data = json.loads(response.content)
+        data = nesting.loads(response.content)
     except ValueError:
         return None
     name = data.get("name") if isinstance(data, dict) else None

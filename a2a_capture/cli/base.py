@@ -9,7 +9,7 @@ import sys
 import click
 
 from a2a_capture import __version__
-from a2a_capture.errors import A2ACaptureError, one_line
+from a2a_capture.errors import A2ACaptureError, escape_line_breaks, one_line
 
 #: exit status for usage errors and unreadable captures
 USAGE_ERROR = 2
@@ -51,7 +51,7 @@ class _Group(click.Group):
         except click.UsageError as error:
             raise _one_line(error) from None
         except A2ACaptureError as error:
-            click.echo(f"a2a-capture: error: {error}", err=True)
+            click.echo(f"a2a-capture: error: {escape_line_breaks(str(error))}", err=True)
             sys.exit(USAGE_ERROR)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise

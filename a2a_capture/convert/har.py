@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from a2a_capture import __version__
+from a2a_capture import __version__, nesting
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.convert.shape import (
     BOOLEAN,
@@ -72,6 +72,11 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 
 
 def har_to_capture(data: bytes, name: str = "<har>") -> Capture:
+    try:
+        nesting.check_json(data)
+    except nesting.TooDeep as error:
+        line, column = nesting.line_and_column(data, error.offset)
+        raise ConvertError(f"{name}:{line}:{column}: {error}") from None
     har, lines = _document(data, name)
     try:
         HAR.check(har, "$")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 
+from a2a_capture import nesting
 from a2a_capture.capture.models import Capture, Exchange
 from a2a_capture.convert.har import ConvertError, har_to_capture
 from a2a_capture.convert.shape import (
@@ -83,6 +84,11 @@ def flows_to_capture(data: bytes, name: str = "<flows>") -> Capture:
     push_urls: set[str] = set()
     notes, meta = ["converted from a mitmproxy flow file"], [("format", "a2a-capture/1")]
     skipped: dict[str, int] = {}
+    try:
+        nesting.check_flows(data)
+    except nesting.TooDeep as error:
+        number, start = error.record
+        raise ConvertError(f"{name}: flow {number} at byte {start}: {error}") from None
     for where, flow in _records(data, name):
         if not isinstance(flow, http.HTTPFlow):  # TCP, UDP, DNS: nothing a capture holds
             skipped[flow.type] = skipped.get(flow.type, 0) + 1

@@ -6,11 +6,11 @@ mitmproxy; the addon and the flow-file converter both call it.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
 
+from a2a_capture import nesting
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import decode, looks_like_card, rest_route
 from a2a_capture.a2a.grpc import Rpc
@@ -336,7 +336,7 @@ def is_webhook(request_headers: list[tuple[str, str]], body: bytes, push_urls: s
     if not body or b'"jsonrpc"' in body[:4096] or not _STREAM_MEMBER.search(body[:200]):
         return False
     try:
-        payload = json.loads(body) if body else None
+        payload = nesting.loads(body) if body else None
     except (ValueError, UnicodeDecodeError):
         return False
     return (isinstance(payload, dict) and len(payload) == 1
@@ -349,7 +349,7 @@ def push_urls_in(body: bytes) -> set[str]:
     if b'"url"' not in body:
         return set()
     try:
-        payload = json.loads(body) if body else None
+        payload = nesting.loads(body) if body else None
     except (ValueError, UnicodeDecodeError):
         return set()
     found: set[str] = set()

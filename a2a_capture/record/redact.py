@@ -14,6 +14,8 @@ import re
 import secrets
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from a2a_capture import nesting
+
 #: headers that always carry credentials
 SECRET_HEADERS = frozenset({
     "authorization", "proxy-authorization", "cookie", "set-cookie", "x-a2a-notification-token",
@@ -114,7 +116,7 @@ class Redactor:
         found: dict[str, str] = {}
         for document in documents:
             try:
-                value = json.loads(document)
+                value = nesting.loads(document)
             except (ValueError, UnicodeDecodeError):
                 continue
             for path, secret in _secret_values(value, "$"):

@@ -13,13 +13,13 @@ agent the user did not name, and the new capture carries the recorded markers, n
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import httpx
 
+from a2a_capture import nesting
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import decode
 from a2a_capture.address import pair
@@ -263,7 +263,7 @@ def _json(data):
     if not data:
         return None
     try:
-        return json.loads(data)
+        return nesting.loads(data)
     except (ValueError, TypeError):
         return None
 

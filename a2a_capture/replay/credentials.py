@@ -19,6 +19,7 @@ import os
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from a2a_capture import nesting
 from a2a_capture.capture.models import Capture, Exchange, Message
 from a2a_capture.record.redact import MARKER, Redactor
 
@@ -114,7 +115,7 @@ class Secrets:
         if not MARKER.search(body.decode("utf-8", "replace")):
             return body, []
         try:
-            data = json.loads(body)
+            data = nesting.loads(body)
         except (ValueError, UnicodeDecodeError):
             return MARKER.sub("", body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape"), \
                 ["the body's markers"]

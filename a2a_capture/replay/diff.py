@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass, field
 
+from a2a_capture import nesting
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import decode
 from a2a_capture.capture.models import Capture, Exchange
@@ -120,7 +120,7 @@ def _webhook_task(exchange: Exchange) -> str | None:
 
 def _json(body: bytes):
     try:
-        return json.loads(body) if body else None
+        return nesting.loads(body) if body else None
     except (ValueError, UnicodeDecodeError):
         return None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from a2a_capture import nesting
 from a2a_capture.a2a import spec
 
 #: JSON members whose values are made up per run
@@ -60,7 +61,7 @@ def mask_body(body: bytes, keys: frozenset[str] = VOLATILE_KEYS) -> str:
     if not body:
         return ""
     try:
-        return json.dumps(mask_json(json.loads(body), keys), sort_keys=True, ensure_ascii=False)
+        return json.dumps(mask_json(nesting.loads(body), keys), sort_keys=True, ensure_ascii=False)
     except (ValueError, UnicodeDecodeError):
         return mask_text(body.decode("utf-8", "replace"))
 

@@ -13,6 +13,7 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
+from a2a_capture import nesting
 from a2a_capture.a2a.decode import decode
 from a2a_capture.capture.models import Capture, Exchange
 from a2a_capture.record.rewrite import rewrite_card
@@ -123,7 +124,7 @@ _NO_ID = object()
 
 def _rpc_id(body: bytes):
     try:
-        data = json.loads(body) if body else None
+        data = nesting.loads(body) if body else None
     except (ValueError, UnicodeDecodeError):
         return _NO_ID
     return data.get("id", _NO_ID) if isinstance(data, dict) and "jsonrpc" in data else _NO_ID
@@ -135,7 +136,7 @@ def _with_id(body: bytes, request_id, sse: bool = False) -> bytes:
         return body
     if not sse:
         try:
-            data = json.loads(body)
+            data = nesting.loads(body)
         except (ValueError, UnicodeDecodeError):
             return body
         if isinstance(data, dict) and "jsonrpc" in data:
@@ -147,7 +148,7 @@ def _with_id(body: bytes, request_id, sse: bool = False) -> bytes:
         if line.startswith(b"data:"):
             ending = b"\r" if line.endswith(b"\r") else b""
             try:
-                data = json.loads(line[5:].strip())
+                data = nesting.loads(line[5:].strip())
                 if isinstance(data, dict) and ("jsonrpc" in data or "result" in data):
                     data["id"] = request_id
                     line = b"data: " + json.dumps(data).encode() + ending
@@ -173,7 +174,7 @@ def _card_origin(body: bytes) -> str | None:
     from a2a_capture.record.rewrite import interface_urls
 
     try:
-        urls = interface_urls(json.loads(body))
+        urls = interface_urls(nesting.loads(body))
     except (ValueError, UnicodeDecodeError):
         return None
     if not urls:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import uvicorn
 
+from a2a_capture import nesting
 from a2a_capture.a2a import spec
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.errors import A2ACaptureError
@@ -32,7 +33,7 @@ def point_push_configs(body: bytes, operation: str | None, receiver: str) -> tup
     if b'"url"' not in body:
         return body, []
     try:
-        data = json.loads(body)
+        data = nesting.loads(body)
     except (ValueError, UnicodeDecodeError):
         return body, []
     moved: list[tuple[str, str]] = []

@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from a2a_capture import nesting
 from a2a_capture.capture import grpc
 from a2a_capture.capture.models import Exchange, Message, Request, Response
 
@@ -169,8 +170,8 @@ def _laid_out(out: Listing, text: str) -> str:
     if "\n" in text.strip() or len(text) <= _LONG_LINE or len(text) > _LAYOUT_LIMIT:
         return text
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python recurses
+        value = nesting.loads(text)
+    except ValueError:  # not JSON, or nested deeper than nesting.MAX_DEPTH
         return text
     out.laid_out = True
     return json.dumps(value, indent=2, ensure_ascii=False)
