@@ -110,3 +110,31 @@ def test_analyze_report_and_show_read_har_and_flows_directly(kit, tmp_path):
     assert [(f.exchange, f.rule) for f in analyze([cards, flows]).findings] == expected
     assert run("report", str(cards), str(har), "-o", str(tmp_path / "r.md")).returncode == 0
     assert json.loads(run("show", "--format", "json", str(flows)).stdout)[5]["title"] == capture.exchanges[5].title
+
+
+#: captures the reader takes that the converters once could not write, or wrote and could not read
+#: back (found by the fuzzer in tests/test_fuzz_converters.py)
+ODD_CAPTURES = {
+    "port-not-a-number": b"### 1 \xc2\xb7 x\nGET /a HTTP/1.1\nHost: a:xyz\n\nHTTP/1.1 200 OK\n\n",
+    "client-port-past-65535": b"### 1 \xc2\xb7 x\n#@ client: 127.0.0.1:99999999999999\nGET /a HTTP/1.1\nHost: a:1\n\n"
+                              b"HTTP/1.1 200 OK\n\n",
+    "ipv6-host-unclosed": b"### 1 \xc2\xb7 x\nGET /a HTTP/1.1\nHost: [::1\n\nHTTP/1.1 200 OK\n\n",
+    "ipv6-host-without-port": b"### 1 \xc2\xb7 x\nGET /a HTTP/1.1\nHost: [::1]\n\nHTTP/1.1 200 OK\n\n",
+    "bytes-not-utf8-in-meta-and-notes": b"#@ format:\x80a2a-capture/1\n# a note \xff\n\n### 1 \xc2\xb7 t\xfe\n"
+                                        b"GET /a HTTP/1.1\nHost: h\xfd:1\n\nHTTP/1.1 200 OK\n\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD_CAPTURES))
+@pytest.mark.parametrize("suffix", ["har", "flow"])
+def test_odd_captures_convert_and_read_back(tmp_path, name, suffix):
+    source = tmp_path / f"{name}.http"
+    source.write_bytes(ODD_CAPTURES[name])
+    target = tmp_path / f"{name}.{suffix}"
+    result = run("convert", str(source), "-o", str(target))
+    assert result.returncode == 0, result.stderr
+    back = read_capture(source).exchanges[0]
+    converted = __import__("a2a_capture.sources", fromlist=["capture"]).capture(target).exchanges[0]
+    assert converted.request.headers == back.request.headers and converted.request.target == back.request.target
+    if suffix == "har":  # HAR keeps the bytes that were not UTF-8 exactly (as JSON escapes)
+        assert capture_bytes(har_to_capture(target.read_bytes())) == capture_bytes(read_capture(source))

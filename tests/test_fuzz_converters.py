@@ -17,7 +17,7 @@ from a2a_capture.capture import read_capture
 from a2a_capture.convert import capture_to_har
 from tests.cli import run
 from tests.conftest import DATA
-from tests.test_hostile import assert_contract
+from tests.test_hostile import assert_contract, mutated
 
 EXAMPLES = int(os.environ.get("A2A_CAPTURE_FUZZ_EXAMPLES", "150"))  # each; a few hundred in all
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -106,7 +106,7 @@ def bytes_mutated(draw, seed: bytes, tokens: list[bytes]) -> bytes:
     return bytes(data)
 
 
-def keeps_the_contract(folder, name: str, data: bytes) -> None:
+def keeps_the_contract(folder, name: str, data: bytes, report: str = "md") -> None:
     path = folder / name
     path.write_bytes(data)
     for command in (["show", "--format", "json"], ["analyze", "--format", "sarif"]):
@@ -115,7 +115,8 @@ def keeps_the_contract(folder, name: str, data: bytes) -> None:
         if result.returncode == 2:
             return  # the file was refused, in one line: the other commands read it the same way
         json.loads(result.stdout.decode("utf-8"))
-    assert_contract(run("report", str(path), "-o", str(folder / "r.md")), path)
+    assert_contract(run("report", str(path), "-o", str(folder / f"r.{report}")), path)
+    assert_contract(run("diff", str(path), str(path)), path)
 
 
 # -- HAR ----------------------------------------------------------------------------------------------
@@ -125,7 +126,8 @@ def keeps_the_contract(folder, name: str, data: bytes) -> None:
 def test_har_with_members_of_any_type_keeps_the_contract(tmp_path_factory, data):
     document = mutate(HAR_SEED, data.draw, JSON)
     text = json.dumps(document, indent=data.draw(st.sampled_from([None, 2])), ensure_ascii=data.draw(st.booleans()))
-    keeps_the_contract(tmp_path_factory.mktemp("har"), "fuzzed.har", text.encode("utf-8", "surrogatepass"))
+    keeps_the_contract(tmp_path_factory.mktemp("har"), "fuzzed.har", text.encode("utf-8", "surrogatepass"),
+                       data.draw(st.sampled_from(["md", "html"])))
 
 
 HAR_TEXT = json.dumps(HAR_SEED, indent=2).encode()
@@ -166,7 +168,8 @@ def test_flows_with_members_of_any_type_keep_the_contract(tmp_path_factory, data
     records = [mutate(record, data.draw, FLOW_VALUES) if data.draw(st.booleans()) else record
                for record in flow_records(FLOW_SEED)]
     encoded = b"".join(tnetstring.dumps(record) for record in records)
-    keeps_the_contract(tmp_path_factory.mktemp("flow"), "fuzzed.flow", encoded)
+    report = data.draw(st.sampled_from(["md", "html"]))
+    keeps_the_contract(tmp_path_factory.mktemp("flow"), "fuzzed.flow", encoded, report)
 
 
 FLOW_TOKENS = [b"0:~", b"4:true!", b"1:x,", b"1:x;", b"99999999999:", b"]", b"}", b"5:hello"]
@@ -177,3 +180,22 @@ FLOW_TOKENS = [b"0:~", b"4:true!", b"1:x,", b"1:x;", b"99999999999:", b"]", b"}"
 def test_flows_with_damaged_bytes_keep_the_contract(tmp_path_factory, data):
     keeps_the_contract(tmp_path_factory.mktemp("flow"), "fuzzed.flow",
                        bytes_mutated(data.draw, FLOW_SEED, FLOW_TOKENS))
+
+
+# -- and back: a capture the reader took, whatever its damage, converts to files the reader takes ---------
+
+@SETTINGS
+@given(data=mutated())
+def test_what_convert_writes_reads_back(tmp_path_factory, data):
+    folder = tmp_path_factory.mktemp("convert")
+    source = folder / "fuzzed.http"
+    source.write_bytes(data)
+    if run("show", str(source)).returncode != 0:
+        return  # refused (the capture fuzzer checks how); nothing to convert
+    for suffix in ("har", "flow"):
+        target = folder / f"out.{suffix}"
+        result = run("convert", str(source), "-o", str(target))
+        assert result.returncode == 0, result.stderr
+        back = run("show", "--format", "json", str(target))
+        assert back.returncode == 0, back.stderr
+        assert len(json.loads(back.stdout)) == len(json.loads(run("show", "--format", "json", str(source)).stdout))

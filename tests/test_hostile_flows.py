@@ -117,6 +117,23 @@ def test_each_damaged_flow_file_names_the_flow_and_member(tmp_path, name):
             result.stderr
 
 
+#: damage a reader can live with: the file reads (found by the fuzzer where it once did not)
+READABLE = {
+    "capture-metadata-null": lambda: damaged(["metadata", "a2a_capture"], None, flow=0),
+    "saved-metadata-null": lambda: damaged(["metadata", "a2a"], None),
+    "response-null": lambda: damaged(["response"], None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(READABLE))
+def test_damage_a_reader_can_live_with(tmp_path, name):
+    path = tmp_path / f"{name}.flow"
+    path.write_bytes(READABLE[name]())
+    result = run("analyze", str(path))
+    assert result.returncode in (0, 1), result.stderr
+    assert len(read_capture_of(path).exchanges) == 3
+
+
 def test_a_flow_that_is_not_http_is_skipped_and_said(tmp_path):
     from mitmproxy.test import tflow
 

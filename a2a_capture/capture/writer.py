@@ -73,7 +73,7 @@ class _Block:
         header = f"### {kind}{exchange.number}"
         if exchange.title:
             header += f" {syntax.MIDDLE_DOT} {_one_line(exchange.title)}"
-        lines = [header.encode()]
+        lines = [header.encode("utf-8", "surrogateescape")]
         request, response = exchange.request, exchange.response
         request_mode = self._body_mode(request, syntax.REQUEST_BODY_EMPTY, syntax.REQUEST_BODY_END)
         response_mode = None
@@ -109,7 +109,7 @@ class _Block:
         self.need_gap = False
 
     def _head(self, message: Message, start_line: str) -> None:
-        lines = [start_line.encode()]
+        lines = [start_line.encode("utf-8", "surrogateescape")]
         for index, (name, value) in enumerate(message.headers):
             lines += [syntax.CUT_LINE] * message.head_cuts.count(index)
             lines.append(f"{name}: {value}".encode("utf-8", "surrogateescape"))

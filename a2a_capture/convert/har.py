@@ -303,13 +303,14 @@ def capture_to_har(capture: Capture) -> bytes:
     entries = [_entry(exchange) for exchange in capture.exchanges]
     har = {"log": {"version": "1.2", "creator": {"name": "a2a-capture", "version": __version__},
                    "entries": entries, "_a2aNotes": capture.notes, "_a2aMeta": capture.meta}}
-    return json.dumps(har, indent=2, ensure_ascii=False).encode()
+    # bytes that were not UTF-8 are kept as surrogates (\udcXX), which can stand only inside JSON
+    # strings: written backslash-escaped they are JSON escapes, and read back as the same bytes
+    return json.dumps(har, indent=2, ensure_ascii=False).encode("utf-8", "backslashreplace")
 
 
 def _entry(exchange: Exchange) -> dict:
     request, response, meta = exchange.request, exchange.response, exchange.meta
-    host = request.header("host") or meta.server or "localhost"
-    url = request.target if "://" in request.target else f"http://{host}{request.target}"
+    url = _har_url(request.target, request.header("host") or meta.server or "localhost")
     started = meta.started_at or datetime(1970, 1, 1, tzinfo=UTC)
     total = meta.duration * 1000 if meta.duration is not None else -1
     entry = {
@@ -345,6 +346,21 @@ def _entry(exchange: Exchange) -> dict:
     if meta.server:
         entry["serverIPAddress"] = meta.server.rsplit(":", 1)[0].strip("[]")
     return entry
+
+
+def _har_url(target: str, host: str) -> str:
+    """The absolute URL HAR wants; where the capture's host (or absolute target) does not make one
+    (`[::1` without its bracket, a port past 65535), the URL says localhost and the Host header,
+    kept among the headers, still says what the capture did."""
+    url = target if "://" in target else f"http://{host}{target}"
+    try:
+        urlsplit(url).port  # noqa: B018 - raises for a host or port that makes no URL
+        return url
+    except ValueError:
+        if "://" in target:  # an absolute target: its path, after the authority
+            rest = target.split("://", 1)[1]
+            target = rest[rest.find("/"):] if "/" in rest else "/"
+        return "http://localhost" + (target if target.startswith("/") else "/" + target)
 
 
 def _har_response(response: Response | None) -> dict:

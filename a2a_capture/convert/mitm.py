@@ -32,7 +32,7 @@ from a2a_capture.convert.shape import (
     obj,
     optional,
 )
-from a2a_capture.errors import one_line
+from a2a_capture.errors import one_line, valid_utf8
 from a2a_capture.record import flows as flow_tools
 
 # -- what the conversion relies on in an HTTP flow record, after mitmproxy has migrated it -------------
@@ -69,16 +69,16 @@ RECORD = obj({"type": STRING, "version": OneOf((INTEGER, ListOf(INTEGER)))}, "ty
 
 def _mitmproxy():
     try:
-        from mitmproxy import connection, http, io as mitm_io  # noqa: I001
+        from mitmproxy import connection, http
     except ImportError:
         raise ConvertError("reading mitmproxy flows needs mitmproxy: pip install 'a2a-capture[record]'") from None
-    return http, mitm_io, connection
+    return http, connection
 
 
 def flows_to_capture(data: bytes, name: str = "<flows>") -> Capture:
     if data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"{":  # mitmproxy reads a HAR file given as flows
         return har_to_capture(data, name)
-    http, _, _ = _mitmproxy()
+    http, _ = _mitmproxy()
     exchanges: list[Exchange] = []
     counters = {False: 0, True: 0}
     push_urls: set[str] = set()
@@ -94,9 +94,9 @@ def flows_to_capture(data: bytes, name: str = "<flows>") -> Capture:
             skipped[flow.type] = skipped.get(flow.type, 0) + 1
             continue
         try:
-            if "a2a_capture" in flow.metadata:  # written by a2a-capture: its own notes come back
-                notes = list(flow.metadata["a2a_capture"]["notes"])
-                meta = [tuple(pair) for pair in flow.metadata["a2a_capture"]["meta"]]
+            whole = flow.metadata.get("a2a_capture")
+            if whole:  # written by a2a-capture: its own notes come back
+                notes, meta = list(whole["notes"]), [tuple(pair) for pair in whole["meta"]]
             saved = flow.metadata.get("a2a")
             if saved:
                 exchanges.append(_restore(flow, saved))
@@ -188,29 +188,30 @@ def _restore(flow, saved: dict) -> Exchange:
 
 
 def capture_to_flows(capture: Capture) -> bytes:
-    http, mitm_io, connection = _mitmproxy()
+    http, connection = _mitmproxy()
+    from mitmproxy.io import tnetstring
+
     out = io.BytesIO()
-    writer = mitm_io.FlowWriter(out)
     for index, exchange in enumerate(capture.exchanges):
         flow = _flow(exchange, http, connection)
         if index == 0:
             flow.metadata["a2a_capture"] = {"notes": capture.notes, "meta": capture.meta}
-        writer.add(flow)
+        tnetstring.dump(_utf8(flow.get_state()), out)  # what FlowWriter.add does, with text it can encode
     return out.getvalue()
 
 
 def _flow(exchange: Exchange, http, connection):
     request, response, meta = exchange.request, exchange.response, exchange.meta
-    host_header = request.header("host") or meta.server or "localhost:80"
-    host, _, port = host_header.rpartition(":") if ":" in host_header else (host_header, "", "80")
+    host, port = _host_port(request.header("host") or meta.server or "localhost:80")
     start = meta.started_at.timestamp() if meta.started_at else 0.0
     end = meta.ended_at.timestamp() if meta.ended_at else start
     client = connection.Client(peername=_peer(meta.client), sockname=("127.0.0.1", 0), timestamp_start=start)
-    server = connection.Server(address=(host.strip("[]"), int(port or 80)))
+    server = connection.Server(address=(host, port))
     flow = http.HTTPFlow(client, server)
     flow.request = http.Request(
-        host=host.strip("[]"), port=int(port or 80), method=request.method.encode(), scheme=b"http",
-        authority=b"", path=request.target.encode(), http_version=f"HTTP/{request.http_version}".encode(),
+        host=host, port=port, method=request.method.encode("utf-8", "surrogateescape"), scheme=b"http",
+        authority=b"", path=request.target.encode("utf-8", "surrogateescape"),
+        http_version=f"HTTP/{request.http_version}".encode(),
         headers=http.Headers([(n.encode("latin-1", "replace"), v.encode("utf-8", "surrogateescape"))
                               for n, v in request.headers]),
         content=request.body, trailers=None, timestamp_start=start, timestamp_end=start)
@@ -234,8 +235,28 @@ def _flow(exchange: Exchange, http, connection):
     return flow
 
 
+def _utf8(state):
+    """A flow's state with every string valid UTF-8: a capture keeps bytes that were not UTF-8 as
+    surrogates (in notes, titles, a Host header), which a flow file's text cannot hold; shown escaped."""
+    if isinstance(state, str):
+        return valid_utf8(state)
+    if isinstance(state, dict):
+        return {key: _utf8(value) for key, value in state.items()}
+    if isinstance(state, list | tuple):
+        return type(state)(_utf8(value) for value in state)
+    return state
+
+
+def _host_port(value: str, default: int = 80) -> tuple[str, int]:
+    """The host and port a flow needs, from a Host header or a `#@ client:` line; a port a flow
+    cannot hold (none, not a number, past 65535) is ``default``: a Host header itself goes along
+    unchanged in the headers."""
+    host, sep, port = value.rpartition(":")
+    if not sep or "]" in port:  # no port at all, or a bare IPv6 address
+        host, port = value, ""
+    number = int(port) if port.isascii() and port.isdigit() and len(port) <= 5 else default
+    return host.strip("[]"), number if number <= 65535 else default
+
+
 def _peer(address: str | None) -> tuple[str, int]:
-    if not address:
-        return ("127.0.0.1", 0)
-    host, _, port = address.rpartition(":")
-    return (host.strip("[]"), int(port) if port.isdigit() else 0)
+    return _host_port(address, default=0) if address else ("127.0.0.1", 0)
