@@ -16,7 +16,6 @@ import grpc
 import httpx
 import pytest
 from a2a.client import ClientConfig, create_client
-from a2a.types import a2a_pb2
 
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.capture import capture_bytes, read_capture
@@ -24,7 +23,7 @@ from a2a_capture.record import runner
 from a2a_capture.record.process import free_port
 from tests.grpc_agent import grpc_agent
 from tests.live import Recorder, mitmproxy_trust, self_signed
-from tests.test_grpc_live import _run
+from tests.test_grpc_live import _run, stream_then_poll
 
 pytestmark = pytest.mark.live
 
@@ -41,12 +40,7 @@ async def _session(card_url: str, proxy: str, credentials: grpc.ChannelCredentia
     async with httpx.AsyncClient(proxy=proxy, verify=verify, trust_env=False) as http:
         config = ClientConfig(httpx_client=http, grpc_channel_factory=channel, supported_protocol_bindings=["GRPC"])
         client = await create_client(card_url, config)
-        request = a2a_pb2.SendMessageRequest(message=a2a_pb2.Message(
-            message_id="m-1", role=a2a_pb2.ROLE_USER, parts=[a2a_pb2.Part(text="run the tests")]))
-        task_id = ""
-        async for event in client.send_message(request):
-            task_id = task_id or event.task.id or event.status_update.task_id
-        await client.get_task(a2a_pb2.GetTaskRequest(id=task_id))
+        await stream_then_poll(client)
         await client.close()
 
 

@@ -34,16 +34,22 @@ def _run(coroutine):
         return pool.submit(asyncio.run, coroutine).result(120)
 
 
-async def _session(card_url: str) -> str:
-    """What a careless client does; returns the id of the task it ran."""
-    config = ClientConfig(grpc_channel_factory=grpc.aio.insecure_channel, supported_protocol_bindings=["GRPC"])
-    client = await create_client(card_url, config)
+async def stream_then_poll(client) -> str:
+    """Stream a message to the end, then poll the task the stream already said completed; its id."""
     request = a2a_pb2.SendMessageRequest(message=a2a_pb2.Message(
         message_id="m-1", role=a2a_pb2.ROLE_USER, parts=[a2a_pb2.Part(text="run the tests")]))
     task_id = ""
     async for event in client.send_message(request):
         task_id = task_id or event.task.id or event.status_update.task_id
-    await client.get_task(a2a_pb2.GetTaskRequest(id=task_id))  # the stream already said it completed
+    await client.get_task(a2a_pb2.GetTaskRequest(id=task_id))
+    return task_id
+
+
+async def _session(card_url: str) -> str:
+    """What a careless client does; returns the id of the task it ran."""
+    config = ClientConfig(grpc_channel_factory=grpc.aio.insecure_channel, supported_protocol_bindings=["GRPC"])
+    client = await create_client(card_url, config)
+    task_id = await stream_then_poll(client)
     with pytest.raises(Exception, match=r"(?i)push"):
         await client.create_task_push_notification_config(a2a_pb2.TaskPushNotificationConfig(
             task_id=task_id, url="http://127.0.0.1:9/hook", token=SECRET))
