@@ -31,6 +31,8 @@ class StreamCopy:
     """What the addon kept of a streamed response: the chunks and when each arrived."""
 
     chunks: list[tuple[float, bytes]] = field(default_factory=list)
+    #: the body joined, and how many chunks it joined (it is asked for more than once per flow)
+    _joined: tuple[int, bytes] = field(default=(0, b""), repr=False, compare=False)
 
     def __call__(self, data: bytes) -> bytes:
         if data:
@@ -39,7 +41,9 @@ class StreamCopy:
 
     @property
     def body(self) -> bytes:
-        return b"".join(chunk for _, chunk in self.chunks)
+        if self._joined[0] != len(self.chunks):
+            self._joined = (len(self.chunks), b"".join(chunk for _, chunk in self.chunks))
+        return self._joined[1]
 
     def event_times(self, start: float) -> list[float | None]:
         """Arrival time of each SSE frame: when the chunk that completed it came."""
@@ -102,7 +106,8 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
     request = flow.request
     notes = list(notes or [])
     version = request.http_version
-    if version not in ("HTTP/1.1", "HTTP/1.0") and not grpc.is_grpc_type(request.headers.get("content-type")):
+    grpc_request = grpc.is_grpc_type(request.headers.get("content-type"))
+    if version not in ("HTTP/1.1", "HTTP/1.0") and not grpc_request:
         notes.append(f"recorded over {version}; written as HTTP/1.1 text")
     headers = _headers(request.headers.fields)
     if not any(name.lower() == "host" for name, _ in headers):
@@ -117,7 +122,7 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
         redacted += removed
         target, removed = redactor.target(target)
         redacted += removed
-        if record_grpc.is_grpc(headers):
+        if grpc_request:
             body, removed = record_grpc.redact(redactor, request.path, "request", body)
         else:
             headers, body, removed = _redact_body(redactor, headers, body, notes)
@@ -129,7 +134,7 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
     )
     exchange_request = Request(method=request.method, target=target, headers=headers, body=body,
                                http_version="1.1" if version not in ("HTTP/1.0",) else "1.0")
-    if exchange_request.is_grpc:  # gRPC is HTTP/2 only: written as what it was
+    if grpc_request:  # gRPC is HTTP/2 only: written as what it was
         exchange_request.http_version = "2"
     response = None
     if flow.response is not None:
@@ -257,25 +262,26 @@ def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start:
             headers, body, removed_body = _redact_body(redactor, headers, body, notes)
         removed = removed_headers + removed_body
     end = response.timestamp_end or (stream.chunks[-1][0] if stream and stream.chunks else None)
-    if response.timestamp_end and flow.error is None and _ended_by_close(flow.request, response):
+    if response.timestamp_end and flow.error is None and _ended_by_close(flow.request.method, response, headers):
         notes.append(recorder_notes.BODY_UNTIL_CLOSE)  # which side closed: the capture writes exact lengths
     result = Response(status=response.status_code, reason=response.reason or "", headers=headers, body=body,
                       http_version="1.1",
                       event_times=times if grpc_answer or _content_type(headers) == "text/event-stream" else [])
-    if result.is_grpc:
+    if grpc_answer:
         result.http_version = "2"
         result.trailers = _headers(response.trailers.fields) if response.trailers else []
     return result, removed, end
 
 
-def _ended_by_close(request, response) -> bool:
+def _ended_by_close(method: str, response, headers: list[tuple[str, str]]) -> bool:
     """An HTTP/1 body with neither a length nor chunks: only the agent's close ended it."""
-    if response.http_version not in ("HTTP/1.1", "HTTP/1.0") or request.method.upper() in ("HEAD", "CONNECT"):
+    if response.http_version not in ("HTTP/1.1", "HTTP/1.0") or method.upper() in ("HEAD", "CONNECT"):
         return False
     if response.status_code < 200 or response.status_code in (204, 304):
         return False
-    return "content-length" not in response.headers and "chunked" not in response.headers.get(
-        "transfer-encoding", "").lower()
+    framing = {name.lower(): value for name, value in headers
+               if name.lower() in ("content-length", "transfer-encoding")}
+    return "content-length" not in framing and "chunked" not in framing.get("transfer-encoding", "").lower()
 
 
 def _content_type(headers: list[tuple[str, str]]) -> str:

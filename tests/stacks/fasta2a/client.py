@@ -16,7 +16,9 @@ import json
 import sys
 import uuid
 
+import httpx
 from fasta2a.client import A2AClient, UnexpectedResponseError
+from fasta2a.schema import agent_card_ta
 
 
 def message(text: str) -> dict:
@@ -31,8 +33,16 @@ def task_of(event: dict) -> str | None:
     return update.get("task_id")
 
 
+def fetch_card(base: str) -> dict:
+    """The card, fetched as ``A2AClient(base, fetch_card=True)`` fetches it, but with a timeout a
+    loaded machine can meet (fasta2a's clients keep httpx's 5 s)."""
+    response = httpx.get(base.rstrip("/") + "/.well-known/agent-card.json", timeout=30)
+    response.raise_for_status()
+    return agent_card_ta.validate_python(response.json())
+
+
 async def session(base: str) -> dict:
-    client = A2AClient(base, fetch_card=True)                                          # card
+    client = A2AClient(fetch_card(base), http_client=httpx.AsyncClient(timeout=30))      # card
     events = [event async for event in client.stream_message(message("run"))]         # message/stream
     tasks = {task_of(event) for event in events} - {None}
     task = tasks.pop() if tasks else None
