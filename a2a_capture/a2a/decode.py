@@ -569,7 +569,8 @@ def _first_values(headers: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def _is_grpc(headers: dict[str, str]) -> bool:
-    return grpc_type(headers.get("content-type"))
+    value = headers.get("content-type")
+    return value is not None and "grpc" in value.lower() and grpc_type(value)
 
 
 def _media_type(value: str | None) -> str:

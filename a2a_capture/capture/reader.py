@@ -24,7 +24,7 @@ _CHUNK = 1 << 20
 _Framing = tuple[int, bool, int]  # size, base64, line of the pragma
 _BASE64_LINE = 76
 _META_KEYS = ("start", "end", "client", "server")
-_META_KEY_BYTES = frozenset(key.encode() for key in _META_KEYS)
+_META_KEY_BYTES = {key.encode(): key for key in _META_KEYS}
 _LATE_FRAMES = re.compile(syntax._FRAME_START)
 #: the pragmas, notes and blank lines between a block header and its request
 _PREAMBLE_RUN = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\r?\n|\r?\n)*")
@@ -297,7 +297,10 @@ class CaptureReader:
                 return body_end
             body, at = buf[at:at + framed], body_end
         else:
-            body = b""
+            found = _unframed_request_body(buf, at, eof)
+            if not isinstance(found, tuple):
+                return found
+            body, at = found
         while buf.startswith(b"\n", at):  # blank lines before the response
             at += 1
         if at == size:
@@ -356,13 +359,14 @@ class CaptureReader:
                     preamble.notes.append(syntax.note_text(line))
                 continue
             name, colon, rest = line[3:].partition(b":")
-            if line[2:3] == b" " and colon and name in _META_KEY_BYTES:  # the usual pragmas, without a regex
-                key, value = _text(name), _text(rest).strip()
-            else:
-                pragma = syntax.PRAGMA.match(line)
-                if pragma is None:
-                    raise self._error("a pragma line (#@ key: value)", line=first_line + offset, found=line)
-                key, value = _text(pragma.group(1)), _text(pragma.group(2)).strip()
+            key = _META_KEY_BYTES.get(name) if line[2:3] == b" " and colon else None
+            if key is not None:  # the usual pragmas, without a regex
+                values[key] = _text(rest).strip()
+                continue
+            pragma = syntax.PRAGMA.match(line)
+            if pragma is None:
+                raise self._error("a pragma line (#@ key: value)", line=first_line + offset, found=line)
+            key, value = _text(pragma.group(1)), _text(pragma.group(2)).strip()
             if key in _META_KEYS:
                 values[key] = value
             elif key == "redacted":
@@ -729,6 +733,24 @@ def _exact_end(buf: bytes, at: int, length: int, eof: bool):
     return end
 
 
+def _unframed_request_body(buf: bytes, at: int, eof: bool):
+    """(body, where what follows it starts) for a request body without a length, as the general
+    reader's ``_read_body`` finds it: none when a status line (or the next part) follows the
+    blank lines, else everything up to the blank line before it; None or ``_MORE``."""
+    start = at
+    while buf.startswith(b"\n", start):
+        start += 1
+    line_end = buf.find(b"\n", start)
+    if line_end < 0:
+        return None if eof else _MORE
+    if syntax.REQUEST_BODY_EMPTY.match(buf, start):
+        return b"", start
+    end = syntax.REQUEST_BODY_END.search(buf, at)
+    if end is None or (buf.find(b"\n", end.end()) < 0 and not eof):
+        return None if eof else _MORE
+    return buf[at:end.start()], end.end()
+
+
 def _common_next_block(buf: bytes, at: int, eof: bool):
     """True when the next block (or the end of the file) starts at ``at``; else None or ``_MORE``."""
     if at >= len(buf):
@@ -775,7 +797,7 @@ def _is_event_stream(content_type: bytes | None) -> bool:
 
 
 def _is_grpc(content_type: bytes | None) -> bool:
-    return content_type is not None and grpc.is_grpc_type(content_type)
+    return content_type is not None and b"grpc" in content_type.lower() and grpc.is_grpc_type(content_type)
 
 
 def _text(value: bytes) -> str:
