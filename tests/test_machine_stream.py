@@ -12,6 +12,8 @@ import pytest
 
 from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import analyze
+from a2a_capture.batch import analysis as batch_analysis
+from a2a_capture.batch.analysis import analyze_many
 from a2a_capture.errors import valid_utf8
 from a2a_capture.report import machine
 from tests.builders import card, error, fetch_card, message, rpc, task, write
@@ -19,6 +21,7 @@ from tests.cli import run
 from tests.conftest import ROOT
 from tests.test_hostile import INVALID_UTF8
 
+real_session = batch_analysis.analyze_session
 CAPTURES = sorted(str(path) for path in (ROOT / "captures").glob("*.http"))
 FORMATS = ["text", "json", "sarif", "junit"]
 #: each format of a finished analysis, as --fail-on never asks for it
@@ -111,3 +114,25 @@ def test_an_empty_capture_writes_no_document(tmp_path):
         result = run("analyze", "--format", output_format, "-o", str(out), str(empty))
         assert result.returncode == 2 and "no exchange" in result.stderr.decode()
         assert not out.exists() and result.stdout == b""
+
+
+@pytest.mark.parametrize("output_format", ["json", "sarif", "junit"])
+def test_sessions_analyzed_apart_stream_the_joined_document(output_format):
+    """--each-file: each session's findings written as its analysis comes back, in order; the
+    document is the one the joined analysis makes."""
+    streamed = run("analyze", "--each-file", "--jobs", "2", "--format", output_format, "--fail-on", "never",
+                   *CAPTURES)
+    assert streamed.returncode == 0, streamed.stderr
+    whole = ONE_SHOT[output_format](analyze_many(CAPTURES, grouping="file", jobs=1))
+    assert streamed.stdout.decode("utf-8") == whole + ("" if whole.endswith("\n") else "\n")
+
+
+def test_a_sessions_findings_are_handed_over_before_the_next_session_is_analyzed(monkeypatch):
+    started = []
+    monkeypatch.setattr(batch_analysis, "analyze_session",
+                        lambda files, *rest: started.append(files) or real_session(files, *rest))
+    seen = []
+    summary = analyze_many(CAPTURES, grouping="file", jobs=1, on_finding=lambda f: seen.append((f.file, len(started))))
+    assert len(started) == len(CAPTURES) and summary.findings == []
+    assert seen and all(CAPTURES.index(file) + 1 == sessions for file, sessions in seen)
+    assert summary.summary == analyze_many(CAPTURES, grouping="file", jobs=1).summary

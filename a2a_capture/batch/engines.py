@@ -10,7 +10,7 @@ failing session in order decides the error, as it would in a serial run.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -45,6 +45,13 @@ def cores() -> int:
 def run(function: Callable[..., Any], items: Sequence[Any], *args: Any, jobs: int | None = None,
         engine: Engine = "local", scheduler: str | None = None) -> list[Any]:
     """``function(item, *args)`` for every item, results in order; the first ``Failed`` raises."""
+    return list(stream(function, items, *args, jobs=jobs, engine=engine, scheduler=scheduler))
+
+
+def stream(function: Callable[..., Any], items: Sequence[Any], *args: Any, jobs: int | None = None,
+           engine: Engine = "local", scheduler: str | None = None) -> Iterator[Any]:
+    """As ``run``, each result handed over in order as soon as it is there, so a caller that
+    writes it out need not hold them all; the first ``Failed`` raises when its turn comes."""
     if engine == "dask":
         results = _dask(function, items, args, jobs, scheduler)
     else:
@@ -52,25 +59,25 @@ def run(function: Callable[..., Any], items: Sequence[Any], *args: Any, jobs: in
     for result in results:
         if isinstance(result, Failed):
             raise A2ACaptureError(result.message)
-    return results
+        yield result
 
 
-def _local(function, items, args, jobs: int) -> list[Any]:
+def _local(function, items, args, jobs: int) -> Iterator[Any]:
     jobs = max(1, min(jobs, len(items)))
     if jobs == 1:
-        results = []
         for item in items:
-            results.append(guarded(function, item, *args))
-            if isinstance(results[-1], Failed):
-                break  # a serial run stops at the first bad session
-        return results
+            result = guarded(function, item, *args)
+            yield result
+            if isinstance(result, Failed):
+                return  # a serial run stops at the first bad session
+        return
     from concurrent.futures import ProcessPoolExecutor
 
     # a few chunks per process: few enough to spare the pickling, enough to balance the load
     chunk = max(1, len(items) // (jobs * 4))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(guarded, [function] * len(items), items, *([arg] * len(items) for arg in args),
-                             chunksize=chunk))
+        yield from pool.map(guarded, [function] * len(items), items, *([arg] * len(items) for arg in args),
+                            chunksize=chunk)
 
 
 def _dask(function, items, args, jobs: int | None, scheduler: str | None) -> list[Any]:

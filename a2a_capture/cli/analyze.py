@@ -43,32 +43,8 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
     configuration = settings.load().merged(select, ignore)
     allow_empty = allow_empty or fail_on == "never"
     rules = [rule.id for rule in configuration.active("")]
-    if _one_local_session(sessions, files):
-        sys.exit(_stream(files, configuration, output_format, fail_on, rules, output, allow_empty))
-    analysis = analyze_many(files, configuration, **sessions)
-    require_exchanges(analysis, files, allow_empty)
-    with Output(output) as out:
-        machine.write(analysis, machine.writer_for(output_format, out, fail_on, rules))
-    if output and output_format != "text":
-        click.echo(machine.summary_lines(analysis)[-1], err=True)
-    sys.exit(1 if any(machine.at_or_above(f, fail_on) for f in analysis.findings) else 0)
-
-
-def _one_local_session(sessions: dict, files) -> bool:
-    from a2a_capture.batch.sessions import is_url
-
-    return sessions["grouping"] == "all" and sessions["engine"] == "local" and not any(map(is_url, files))
-
-
-def _stream(files, configuration, output_format: str, fail_on: str, rules: list[str], output: str | None,
-            allow_empty: bool) -> int:
-    """Findings written as they are found: memory stays flat on a long session."""
-    from a2a_capture.analyze.engine import analyze
-    from a2a_capture.batch.sessions import group
-    from a2a_capture.report import machine
-
     failing = False
-    with Output(output) as out:
+    with Output(output) as out:  # findings written as they are found: memory stays flat
         writer = machine.writer_for(output_format, out, fail_on, rules, streamed=True)
 
         def found(finding) -> None:
@@ -76,10 +52,10 @@ def _stream(files, configuration, output_format: str, fail_on: str, rules: list[
             writer.finding(finding)
             failing = failing or machine.at_or_above(finding, fail_on)
 
-        analysis = analyze(group(files)[0], configuration, on_finding=found,
-                           on_call=writer.call if output_format == "json" else None)
+        analysis = analyze_many(files, configuration, on_finding=found,
+                                on_call=writer.call if output_format == "json" else None, **sessions)
         require_exchanges(analysis, files, allow_empty)
         writer.end(analysis)
     if output and output_format != "text":
         click.echo(machine.summary_lines(analysis)[-1], err=True)
-    return 1 if failing else 0
+    sys.exit(1 if failing else 0)
