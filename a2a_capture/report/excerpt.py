@@ -58,6 +58,7 @@ _LAYOUT_LIMIT = 1 << 20  # bodies longer than this are cut inside their line ins
 #: notes the recorder writes about its own work
 RECORDER_NOTE = re.compile(r"^a2a-capture ")
 _LONG_LINE = 110
+_LINE_START = 80  # what a long line with nothing to focus on keeps
 
 
 @dataclass
@@ -71,6 +72,7 @@ class Listing:
     later: list[tuple[int, int, str]] = field(default_factory=list)  # (first, last frame, block label)
     elsewhere: int | None = None  # the exchange whose stream this block's trailing frames continue
     long_values: list[tuple[str, int, int]] = field(default_factory=list)  # (key, kept, length)
+    long_lines: list[int] = field(default_factory=list)  # lengths of lines cut to their start
     layout: bool = False  # lay one-line JSON bodies out for reading
     laid_out: bool = False
     recorder_notes: list[str] = field(default_factory=list)
@@ -362,7 +364,8 @@ def _cut_line(out: Listing, line: str, extra: set[str] | None) -> str:
         pieces.append(text if key == "error" else text[:_PIECE])
     out.cut = True
     if not pieces:
-        return line[:80] + CUT
+        out.long_lines.append(len(line))
+        return line[:_LINE_START] + CUT
     opening = _OPENING.match(line).group(0) or line[:1]
     closing = _CLOSING.search(line[-200:])
     result = opening + CUT + CUT.join(pieces) + CUT + (closing.group(0) if closing else "")
@@ -403,6 +406,11 @@ def _note(exchange: Exchange, out: Listing) -> str:
         sentences.append(f"{span} after exchange {label} in the file, where the stream went on.")
     for key, kept, length in out.long_values[:2]:
         sentences.append(f"The {key} value is cut after {kept} of its {length} characters.")
+    if len(out.long_lines) == 1:
+        sentences.append(f"A line of {out.long_lines[0]} characters is cut after its first {_LINE_START}.")
+    elif out.long_lines:
+        sentences.append(f"{len(out.long_lines)} lines are cut after their first {_LINE_START} characters "
+                         f"(the longest has {max(out.long_lines)}).")
     if out.laid_out:
         sentences.append("The JSON is one line in the capture and is laid out here for reading.")
     for note in out.recorder_notes:
