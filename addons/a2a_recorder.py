@@ -30,10 +30,10 @@ from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record import flows
 from a2a_capture.record import notes as recorder_notes
 from a2a_capture.record.h2c import H2CPriorKnowledge
-from a2a_capture.record.passthrough import RawTcpWarning
 from a2a_capture.record.redact import Redactor
 from a2a_capture.record.rewrite import parse_routes, relay_card
 from a2a_capture.record.sink import CaptureSink
+from a2a_capture.record.unrecorded import UnrecordedWarnings
 
 log = logging.getLogger("a2a_capture.recorder")
 
@@ -219,4 +219,4 @@ def _drop_cancellations(record: logging.LogRecord) -> bool:
     return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
 
 
-addons = [A2ARecorder(), H2CPriorKnowledge(), RawTcpWarning()]
+addons = [A2ARecorder(), H2CPriorKnowledge(), UnrecordedWarnings()]

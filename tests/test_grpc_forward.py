@@ -16,6 +16,7 @@ import grpc
 import httpx
 import pytest
 from a2a.client import ClientConfig, create_client
+from a2a.types import a2a_pb2, a2a_pb2_grpc
 
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.capture import capture_bytes, read_capture
@@ -109,3 +110,33 @@ def test_a_connection_that_passes_as_raw_tcp_is_named_in_a_warning(tmp_path):
             f"nothing of it is recorded (if it is an agent, record it in reverse mode: --agent "
             f"http://127.0.0.1:{port} --listen HOST:PORT)") in printed, printed
     assert printed.count("raw TCP") == 1, printed
+
+
+def test_an_agent_certificate_the_recorder_does_not_trust_is_named_with_the_fix(tmp_path):
+    """Without --upstream-trust a self-signed gRPC agent gets no call (the client is answered
+    502 by the recorder): the recorder says which agent, and which option fixes it, once."""
+    key, cert = self_signed(tmp_path)
+    output, proxy, confdir = tmp_path / "untrusted.http", free_port(), tmp_path / "mitmproxy"
+
+    async def two_calls(port: int, credentials) -> list[grpc.StatusCode]:
+        codes = []
+        async with grpc.aio.secure_channel(f"127.0.0.1:{port}", credentials,
+                                           options=[("grpc.http_proxy", f"http://127.0.0.1:{proxy}")]) as channel:
+            for _ in range(2):
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await a2a_pb2_grpc.A2AServiceStub(channel).GetTask(a2a_pb2.GetTaskRequest(id="t-1"), timeout=20)
+                codes.append(refused.value.code())
+        return codes
+
+    with grpc_agent(tls=(key, cert)) as (_, grpc_port):
+        recorder = Recorder(output, proxy_port=proxy, extra=["--set", f"confdir={confdir}"])
+        try:
+            credentials = grpc.ssl_channel_credentials((confdir / "mitmproxy-ca-cert.pem").read_bytes())
+            assert _run(two_calls(grpc_port, credentials)) == [grpc.StatusCode.UNAVAILABLE] * 2
+        finally:
+            printed = recorder.stop()
+    warning = f"warning: the agent at 127.0.0.1:{grpc_port} has a TLS certificate the recorder does not trust"
+    assert printed.count(warning) == 1, printed
+    assert "record with --upstream-trust CA.pem (the CA that signed it), or --upstream-insecure" in printed
+    exchanges = read_capture(output).exchanges
+    assert exchanges and all("Certificate verify failed" in " ".join(e.notes) for e in exchanges)
