@@ -18,6 +18,7 @@ from a2a_capture.convert.shape import (
     BOOLEAN,
     BYTES,
     INTEGER,
+    NUMBER,
     PORT,
     STRING,
     STRINGS,
@@ -52,7 +53,7 @@ PAIRS = ListOf(Pair(STRING, STRING))
 SAVED = obj({"number": INTEGER, "webhook": BOOLEAN, "title": STRING, "notes": STRINGS, "response_notes": STRINGS,
              "trailing_notes": STRINGS, "start": optional(STRING), "end": optional(STRING),
              "client": optional(STRING), "server": optional(STRING), "redacted": STRINGS, "extra": PAIRS,
-             "event_times": ListOf(optional(Range(-1e9, 1e9, "seconds")))},
+             "event_times": ListOf(optional(NUMBER))},
             "number webhook title notes response_notes trailing_notes start end client server redacted extra "
             "event_times")
 HTTP_FLOW = obj({
