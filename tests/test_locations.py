@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from a2a_capture.convert import convert
 from tests.cli import run
 from tests.conftest import DATA
@@ -39,9 +41,12 @@ def test_the_ci_gate_prints_the_same_lines(tmp_path):
 
 
 
-def test_a_har_finding_names_the_line_of_its_entry(tmp_path):
+@pytest.mark.parametrize("extra", [None, "entries"])
+def test_a_har_finding_names_the_line_of_its_entry(tmp_path, extra):
     har = tmp_path / "session.har"
     convert(str(DATA / "sample-session.http"), str(har))
+    if extra:  # a member of the same name elsewhere does not hide where the entries are
+        har.write_text(har.read_text().rstrip()[:-1] + f',\n  "{extra}": 5\n}}\n')
     lines = har.read_text().splitlines()
     for match in printed_findings("analyze", str(har)):
         entry = int(match["line"])

@@ -145,42 +145,46 @@ def _value(decoder: json.JSONDecoder, text: str, pos: int, path: tuple, offsets:
     opening = text[pos:pos + 1]
     if path in ((), ("log",)) and opening == "{":
         members: dict = {}
-        pos = _SPACE.match(text, pos + 1).end()
-        if text[pos:pos + 1] == "}":
-            return members, pos + 1
-        while True:
+
+        def member(pos: int) -> int:
             if text[pos:pos + 1] != '"':
                 raise json.JSONDecodeError("expected a member name in double quotes", text, pos)
             key, pos = json.decoder.scanstring(text, pos + 1)
             pos = _SPACE.match(text, pos).end()
             if text[pos:pos + 1] != ":":
                 raise json.JSONDecodeError("expected ':'", text, pos)
-            pos = _SPACE.match(text, pos + 1).end()
-            if key in ("log", "entries"):
+            if (*path, key) in (("log",), ("log", "entries")):
                 offsets.clear()  # a repeated member: the last one counts, as in json.loads
-            members[key], pos = _value(decoder, text, pos, (*path, key), offsets)
-            pos = _SPACE.match(text, pos).end()
-            if text[pos:pos + 1] == "}":
-                return members, pos + 1
-            if text[pos:pos + 1] != ",":
-                raise json.JSONDecodeError("expected ',' or '}'", text, pos)
-            pos = _SPACE.match(text, pos + 1).end()
+            members[key], pos = _value(decoder, text, _SPACE.match(text, pos + 1).end(), (*path, key), offsets)
+            return pos
+
+        return members, _sequence(text, pos, "}", member)
     if path == ("log", "entries") and opening == "[":
         items: list = []
-        pos = _SPACE.match(text, pos + 1).end()
-        if text[pos:pos + 1] == "]":
-            return items, pos + 1
-        while True:
+
+        def item(pos: int) -> int:
             offsets.append(pos)
-            item, pos = decoder.raw_decode(text, pos)
-            items.append(item)
-            pos = _SPACE.match(text, pos).end()
-            if text[pos:pos + 1] == "]":
-                return items, pos + 1
-            if text[pos:pos + 1] != ",":
-                raise json.JSONDecodeError("expected ',' or ']'", text, pos)
-            pos = _SPACE.match(text, pos + 1).end()
+            value, pos = decoder.raw_decode(text, pos)
+            items.append(value)
+            return pos
+
+        return items, _sequence(text, pos, "]", item)
     return decoder.raw_decode(text, pos)
+
+
+def _sequence(text: str, pos: int, close: str, read) -> int:
+    """An object's members or an array's items from its opening at ``pos``, each read by ``read``
+    (which answers where it ended); where the sequence ends."""
+    pos = _SPACE.match(text, pos + 1).end()
+    if text[pos:pos + 1] == close:
+        return pos + 1
+    while True:
+        pos = _SPACE.match(text, read(pos)).end()
+        if text[pos:pos + 1] == close:
+            return pos + 1
+        if text[pos:pos + 1] != ",":
+            raise json.JSONDecodeError(f"expected ',' or '{close}'", text, pos)
+        pos = _SPACE.match(text, pos + 1).end()
 
 
 def _exchange(entry: dict, number: int, webhook: bool, foreign: bool, path: str) -> Exchange:
