@@ -42,7 +42,12 @@ def loads(data: bytes | str) -> Any:
 
 def check_json(data: bytes | str) -> None:
     """Raise TooDeep where a JSON document nests deeper than MAX_DEPTH (fast for the usual)."""
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if isinstance(data, str):
+        if data.count("[") + data.count("{") <= MAX_DEPTH:  # counted without a copy (SSE frames are text)
+            return
+        raw = data.encode("utf-8", "surrogatepass")
+    else:
+        raw = data
     if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH or _shallow(raw):
         return
     where = _deep_at(raw)
