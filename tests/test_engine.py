@@ -101,3 +101,22 @@ def test_live_analysis_reads_what_was_appended_once_it_stops_growing(tmp_path):
     assert live.poll() == 1
     assert [line.split(": ")[1].split()[:3] for line in printed] == [["warning", "card-refetch", "[wasted]"]]
     assert live.poll(final=True) == 0
+
+
+def test_stream_frames_are_read_for_states_and_errors_however_their_keys_are_spelled(tmp_path):
+    """Frames that can name neither a status nor an error are not parsed; one whose keys are
+    spelled with escapes, or that is an `event: error` frame, still is."""
+    frames = "\n\n".join([
+        'data: {"jsonrpc": "2.0", "id": 1, "result": {"artifactUpdate": {"taskId": "t-1"}}}',
+        'data: {"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {"taskId": "t-1", '
+        '"st\\u0061tus": {"state": "TASK_STATE_WORKING"}}}}',
+        'data: {"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {"taskId": "t-1", '
+        '"status": {"state": "TASK_STATE_COMPLETED"}}}}',
+        'event: error\ndata: {"code": -32001, "message": "gone"}',
+    ])
+    text = ("### 1 · SendStreamingMessage\nPOST /rpc HTTP/1.1\nHost: localhost:9999\nContent-Type: application/json\n"
+            'A2A-Version: 1.0\n\n{"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {}}\n\n'
+            f"HTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n{frames}\n")
+    call = decode(read_capture(write(tmp_path, text)).exchanges[0], "case.http")
+    assert call.states == [("t-1", "TASK_STATE_WORKING"), ("t-1", "TASK_STATE_COMPLETED")]
+    assert (call.error.code, call.error.name) == (-32001, "TaskNotFoundError")

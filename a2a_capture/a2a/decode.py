@@ -194,7 +194,8 @@ def _read(call, exchange: Exchange) -> None:
     if exchange.late_stream is not None:
         call.late_stream = exchange.late_stream
         for frame in exchange.late_events:
-            call.late_states += task_states(_frame_json(frame))
+            if _may_name(frame.data, '"status"'):
+                call.late_states += task_states(_frame_json(frame))
 
     if exchange.webhook:
         call.kind = "webhook"
@@ -430,12 +431,15 @@ def _read_results(call: Call, result: object, frames: list) -> None:
     states = task_states(result)
     offsets: list[float | None] = [None] * len(states)
     for frame in frames:
+        has_states = _may_name(frame.data, '"status"')
+        if not (has_states or frame.event == "error" or _may_name(frame.data, '"error"')):
+            continue  # nothing below would read it (most frames of a stream): not parsed at all
         data = _frame_json(frame)
         if isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
             call.error = _error_from(data["error"], None, _pre_1(call))  # a JSON-RPC envelope, any event
         elif frame.event == "error" and call.error is None:
             call.error = _error_from(data, None, _pre_1(call))
-        shown = task_states(data) if _may_hold_states(frame.data) else []
+        shown = task_states(data) if has_states else []
         states += shown
         offsets += [frame.at] * len(shown)
     call.states = states
@@ -469,10 +473,10 @@ def task_states(value: object, limit: int = 500) -> list[tuple[str, str]]:
     return found
 
 
-def _may_hold_states(text: str | None) -> bool:
-    """False when a JSON text cannot hold a task state: it has no `"status"` key, even one
-    spelled with escapes (a key's letters can only be escaped as \\uXXXX)."""
-    return text is not None and ('"status"' in text or "\\u" in text)
+def _may_name(text: str | None, key: str) -> bool:
+    """False when a JSON text cannot have this (quoted) key: it is not there, not even spelled
+    with escapes (a key's letters can only be escaped as \\uXXXX). A task state needs `"status"`."""
+    return text is not None and (key in text or "\\u" in text)
 
 
 def _read_error(call: Call) -> None:
