@@ -109,7 +109,8 @@ class A2ARecorder:
                 flow.request.raw_content = open_flow.request_copy.body
             body = flow.request.raw_content or b""
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in flow.request.headers.fields]
-            webhook = flows.is_webhook(headers, body, self.push_urls, flow.request.pretty_url)
+            url = flow.request.pretty_url if self.push_urls else ""  # built only when there is one to match
+            webhook = flows.is_webhook(headers, body, self.push_urls, url)
             kind = "webhook" if webhook else "exchange"
             self.numbers[kind] += 1
             flow.metadata["a2a_number"] = (self.numbers[kind], webhook)

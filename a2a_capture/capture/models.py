@@ -8,6 +8,8 @@ one source of truth and a write-then-read cycle cannot drift.
 
 from __future__ import annotations
 
+import math
+import time
 from datetime import UTC, datetime
 from functools import cached_property
 
@@ -218,8 +220,12 @@ class Capture(_Model):
 
 def format_time(moment: datetime | float) -> str:
     """A time as recorded captures write it: RFC 3339, UTC, microseconds (`#@ start:`)."""
-    if not isinstance(moment, datetime):
-        moment = datetime.fromtimestamp(moment, UTC)
+    if not isinstance(moment, datetime):  # the recorder's case, twice an exchange: without datetime
+        whole = math.floor(moment)
+        micro = round((moment - whole) * 1e6)
+        if micro == 1_000_000:
+            whole, micro = whole + 1, 0
+        return f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(whole))}.{micro:06d}Z"
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
