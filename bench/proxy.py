@@ -10,7 +10,8 @@ the CPU each proxy process spent per request: on a shared machine throughput fol
 other load, while CPU per request stays close to what the proxy itself costs. Last, the CPU
 the addon's hooks take per flow on their own (no proxy, no network). The load average is
 printed before and after. The aim: the addon costs under 10% of mitmdump's
-throughput and under 5 ms of first-event time.
+throughput and under 5 ms of first-event time (against the direct path: mitmdump alone
+holds a stream under 1 MB until it ends).
 """
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ def main() -> None:
                 process.terminate()
                 process.wait(10)
     direct_rps, direct_ttfe = results["direct"]
-    plain_rps, plain_ttfe = results["mitmdump"]
+    plain_rps, _ = results["mitmdump"]
     print(f"load average: {' '.join(f'{x:.2f}' for x in load_before)} before, "
           f"{' '.join(f'{x:.2f}' for x in load_after)} after")
     print(f"{'path':<16} {'req/s':>8} {'vs direct':>10} {'first event ms':>15} {'vs direct':>10} "
@@ -199,7 +200,8 @@ def main() -> None:
         print(f"{name:<16} {rps:8.0f} {rps / direct_rps:9.2f}x {ttfe * 1000:15.2f} {ttfe / direct_ttfe:9.2f}x {used}")
     addon_rps, addon_ttfe = results["mitmdump+addon"]
     print(f"addon vs mitmdump alone: throughput {addon_rps / plain_rps:.2f}x "
-          f"({(1 - addon_rps / plain_rps) * 100:+.1f}% cost), first event {(addon_ttfe - plain_ttfe) * 1000:+.2f} ms, "
+          f"({(1 - addon_rps / plain_rps) * 100:+.1f}% cost), first event {(addon_ttfe - direct_ttfe) * 1000:+.2f} ms "
+          "against direct (mitmdump alone holds a stream under 1 MB until it ends, so it is no baseline there), "
           f"CPU per request {cpu['mitmdump+addon'] / cpu['mitmdump']:.2f}x (aim: under 10% and under 5 ms)")
     hooks = hook_cost(2000)
     print(f"the addon's hooks alone: {hooks['answer']:.0f} us per JSON-RPC answer, {hooks['stream']:.0f} us per "
