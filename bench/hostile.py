@@ -4,8 +4,8 @@ measured in the same run.
 Cases (each generated here):
 
 - big: a realistic capture of --size-mb (bench/read.py's session): `show --format json`,
-  `show` and `analyze`; the aim is each in seconds, `show --format json` under 100 MB and
-  within 3x the floor
+  `show --format http`, `show` and `analyze`; the aim is each in seconds, `show --format
+  json` under 100 MB and within 3x the floor
 - line-text: one request whose JSON body is a single line with a --line-mb text part
 - line-values: one answer whose JSON body is a single --line-mb line of small values
 - blank-lines: a body of --blank-lines blank lines between two words
@@ -158,6 +158,7 @@ def run_child(args: list[str], tmp: Path, *, script: Path | None = None) -> dict
 def commands(path: Path, tmp: Path, big: bool) -> dict[str, list[str]]:
     if big:
         return {"show --format json": ["show", "--format", "json", str(path)],
+                "show --format http": ["show", "--format", "http", str(path)],
                 "show": ["show", str(path)], "analyze": ["analyze", str(path)]}
     return {"show": ["show", str(path)], "show --format json": ["show", "--format", "json", str(path)],
             "analyze": ["analyze", str(path)],

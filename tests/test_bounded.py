@@ -1,13 +1,17 @@
-"""Bounded output and memory on huge lines: a report lists a 10 MB line cut, saying how much was
-left out, and neither the listing nor the work to make it grows with the line."""
+"""Bounded output and memory on hostile input: a report lists a 10 MB line cut, saying how much
+was left out, and neither the listing nor the work to make it grows with the line; a compression
+bomb is stopped while it inflates, holding no more than a piece of it."""
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import json
 import tracemalloc
 
 import pytest
 
+from a2a_capture.capture.encoding import MAX_DECODED, decode_content
 from a2a_capture.report import render, walkthrough
 from tests.builders import block, fetch_card, http_request, http_response, write
 
@@ -50,3 +54,28 @@ def test_reporting_a_ten_megabyte_line_holds_a_few_copies_of_it_at_most(tmp_path
     finally:
         tracemalloc.stop()
     assert peak < 6 * SIZE, peak / SIZE
+
+
+def _bombs() -> dict[str, bytes]:
+    zeros = bytes(MAX_DECODED + (1 << 20))
+    bombs = {"gzip": gzip.compress(zeros, 1)}
+    with contextlib.suppress(ImportError):
+        import brotli
+
+        bombs["br"] = brotli.compress(zeros, quality=1)
+    with contextlib.suppress(ImportError):
+        import zstandard  # writes the content size in the frame header, which decoding must not trust
+
+        bombs["zstd"] = zstandard.ZstdCompressor(level=1).compress(zeros)
+    return bombs
+
+
+def test_a_compression_bomb_costs_a_piece_of_memory_not_the_cap():
+    for name, bomb in _bombs().items():
+        tracemalloc.start()
+        try:
+            assert decode_content(bomb, name) == bomb, name  # too large: left as it travelled
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < MAX_DECODED // 4, (name, peak)

@@ -8,51 +8,70 @@ come with mitmproxy).
 
 from __future__ import annotations
 
+import io
 import zlib
+from collections.abc import Callable, Iterator
 
-
-def _brotli(data: bytes) -> bytes:
-    import brotli
-
-    return brotli.decompress(data)
-
-
-def _zstd(data: bytes) -> bytes:
-    import zstandard
-
-    return zstandard.ZstdDecompressor().decompress(data, max_output_size=MAX_DECODED + 1)
+#: a decoded body may not be larger than this, so a hostile capture cannot blow up memory
+MAX_DECODED = 64 * 1024 * 1024
+_PIECE = 1 << 20
 
 
 class _TooLarge(Exception):
     """The decoded body would pass MAX_DECODED."""
 
 
-def _zlib(data: bytes, wbits: int) -> bytes:
-    """Inflates with the cap applied while inflating: a gzip bomb stops at MAX_DECODED + 1 bytes."""
+def _capped(pieces: Callable[[], Iterator[bytes]]) -> bytes:
+    """The decoded body, with the cap applied while decoding. The pieces are counted first and
+    dropped, and only joined on a second pass when they fit: a bomb costs one piece of memory,
+    never MAX_DECODED (bodies that fit are small, so decoding twice is cheap)."""
+    total = 0
+    for piece in pieces():
+        total += len(piece)
+        if total > MAX_DECODED:
+            raise _TooLarge
+    return b"".join(pieces())
+
+
+def _zlib_pieces(data: bytes, wbits: int) -> Iterator[bytes]:
     inflater = zlib.decompressobj(wbits)
-    out = inflater.decompress(data, MAX_DECODED + 1)
-    if len(out) > MAX_DECODED:
-        raise _TooLarge
-    return out
+    while data and not inflater.eof:
+        yield inflater.decompress(data, _PIECE)
+        data = inflater.unconsumed_tail
+    yield inflater.flush()
 
 
-_DECODERS = {
-    "gzip": lambda data: _zlib(data, 16 + zlib.MAX_WBITS),
-    "x-gzip": lambda data: _zlib(data, 16 + zlib.MAX_WBITS),
-    "deflate": lambda data: _inflate(data),
-    "br": _brotli,
-    "zstd": _zstd,
-    "identity": lambda data: data,
-}
-#: a decoded body may not be larger than this, so a hostile capture cannot blow up memory
-MAX_DECODED = 64 * 1024 * 1024
+def _brotli_pieces(data: bytes) -> Iterator[bytes]:
+    import brotli
+
+    decompressor = brotli.Decompressor()  # no output limit: fed a few bytes at a time instead,
+    for start in range(0, len(data), 16):  # which one step can only inflate to a few windows
+        yield decompressor.process(data[start:start + 16])
+
+
+def _zstd_pieces(data: bytes) -> Iterator[bytes]:
+    import zstandard  # its decompress() trusts the size a frame header claims: read as a stream
+
+    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True) as reader:
+        while piece := reader.read(_PIECE):
+            yield piece
 
 
 def _inflate(data: bytes) -> bytes:
     try:
-        return _zlib(data, zlib.MAX_WBITS)
+        return _capped(lambda: _zlib_pieces(data, zlib.MAX_WBITS))
     except zlib.error:
-        return _zlib(data, -zlib.MAX_WBITS)  # raw deflate, as some servers send it
+        return _capped(lambda: _zlib_pieces(data, -zlib.MAX_WBITS))  # raw deflate, as some servers send it
+
+
+_DECODERS: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": lambda data: _capped(lambda: _zlib_pieces(data, 16 + zlib.MAX_WBITS)),
+    "x-gzip": lambda data: _capped(lambda: _zlib_pieces(data, 16 + zlib.MAX_WBITS)),
+    "deflate": _inflate,
+    "br": lambda data: _capped(lambda: _brotli_pieces(data)),
+    "zstd": lambda data: _capped(lambda: _zstd_pieces(data)),
+    "identity": lambda data: data,
+}
 
 
 def decode_content(body: bytes, content_encoding: str | None) -> bytes:
