@@ -59,16 +59,30 @@ def paths(value, prefix=()) -> list[tuple]:
     return found
 
 
+#: values of the same kind as the one they replace: past the type checks, into the conversion itself
+SAME_KIND = {
+    str: st.text(max_size=12) | ODD_TEXT.filter(lambda text: text != "\udcff"),
+    bytes: st.binary(max_size=12) | st.sampled_from([b"", b"\xff\xfe", b"HTTP/2.0", b"a:b:c", b"[::1", b"\r\n"]),
+    int: st.integers() | st.sampled_from([0, -1, 99, 100, 999, 1000, 65535, 65536, 10**30]),
+    float: st.floats() | st.sampled_from([0.0, -1.0, 1e300, 253402300800.0]),
+    bool: st.booleans(),
+}
+
+
 def mutate(document, draw, values) -> object:
-    """The document with one to three members replaced by a drawn value, removed, or given a sibling."""
+    """The document with one to three members replaced by a drawn value (of any kind, or of the kind
+    it had), removed, or given a sibling."""
     document = _thaw(document)
     for _ in range(draw(st.integers(1, 3))):
         where = draw(st.sampled_from(paths(document)[1:]))
         parent = document
         for key in where[:-1]:
             parent = parent[key]
-        action = draw(st.sampled_from(["replace", "replace", "remove", "add"]))
-        if action == "replace":
+        action = draw(st.sampled_from(["replace", "same-kind", "same-kind", "remove", "add"]))
+        kind = type(parent[where[-1]])
+        if action == "same-kind" and kind in SAME_KIND:
+            parent[where[-1]] = draw(SAME_KIND[kind])
+        elif action in ("replace", "same-kind"):
             parent[where[-1]] = draw(values)
         elif action == "remove":
             del parent[where[-1]]
@@ -117,6 +131,10 @@ def keeps_the_contract(folder, name: str, data: bytes, report: str = "md") -> No
         json.loads(result.stdout.decode("utf-8"))
     assert_contract(run("report", str(path), "-o", str(folder / f"r.{report}")), path)
     assert_contract(run("diff", str(path), str(path)), path)
+    converted = folder / "converted.http"  # what was read can be written as a capture, which reads back
+    assert run("convert", str(path), "-o", str(converted)).returncode == 0
+    back = run("show", str(converted))
+    assert back.returncode == 0, back.stderr
 
 
 # -- HAR ----------------------------------------------------------------------------------------------

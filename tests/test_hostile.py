@@ -128,6 +128,28 @@ def test_replaying_an_exchange_without_a_host_names_it(tmp_path):
                                       "URL); replay cannot tell where to send it\n")
 
 
+@pytest.mark.live
+def test_replaying_a_target_that_makes_no_url_names_it(tmp_path):
+    """Found by replaying fuzzed HAR files: a target `:` made httpx's InvalidURL reach the catch-all."""
+    from tests.live import serve
+
+    hits = []
+
+    async def answer(scope, receive, send):
+        hits.append(scope["path"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    path = tmp_path / "colon.http"
+    path.write_text(HEAD + block(request="GET : HTTP/1.1\nHost: a:1\n\n"))
+    with serve(answer) as url:
+        result = run("replay", str(path), "--target", f"a:1={url}", "--no-delay", "--wait-for-state", "0",
+                     "--wait-for-webhooks", "0")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.decode() == (f"a2a-capture: error: exchange 1: '{url}:' is no URL to send it to "
+                                      f"(Invalid port: '{url.rsplit(':', 1)[1]}:')\n")
+
+
 def test_a_gzip_bomb_is_capped_while_inflating():
     bomb = gzip.compress(b"\0" * (MAX_DECODED + 4096))
     assert decode_content(bomb, "gzip") == bomb  # too large: left as it travelled
@@ -151,10 +173,14 @@ HAR_DAMAGE = {
     "url-port-past-65535": (["request", "url"], "http://a:99999/x"),
     "status-past-999": (["response", "status"], 10**30),
     "method-missing": (["request"], {"url": "http://a/x"}), "method-a-number": (["request", "method"], 5),
+    "method-not-a-token": (["request", "method"], "\x80"), "header-name-not-a-token": (["request", "headers"],
+                                                                                      [{"name": "a b", "value": ""}]),
+    "header-value-with-a-line-break": (["request", "headers"], [{"name": "a", "value": "x\r\nInjected: 1"}]),
     "header-value-null": (["request", "headers"], [{"name": "a", "value": None}]),
     "notes-a-number": (["_a2aNotes"], 5), "event-notes-keyed-by-words": (["_a2aEventNotes"], {"x": ["n"]}),
     "late-body-a-list": (["_a2aLate"], {"body": []}), "event-times-words": (["_a2aEventTimes"], ["x"]),
-    "number-a-float": (["_a2aNumber"], 1.5), "trailers-a-dict": (["_a2aTrailers"], {}),
+    "number-a-float": (["_a2aNumber"], 1.5), "number-negative": (["_a2aNumber"], -1),
+    "trailers-a-dict": (["_a2aTrailers"], {}),
 }
 
 

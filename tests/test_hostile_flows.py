@@ -50,10 +50,11 @@ def _header_value_a_str() -> bytes:
 #: name -> (file bytes, the start of the message after "file: ", or None where the file is read)
 CASES = {
     "request-a-string": (lambda: damaged(["request"], "x"), "flow 2 at byte {1}: $.request: expected a request"),
-    "header-value-a-str": (_header_value_a_str, "flow 2 at byte {1}: $.request.headers[0][1]: expected bytes, "
-                                                "found a string ('a:1')"),
+    "header-value-a-str": (_header_value_a_str, "flow 2 at byte {1}: $.request.headers[0][1]: expected a "
+                                                "header value as bytes (no line break or NUL), found a string ('a:1')"),
     "method-missing": (lambda: damaged(["request", "method"], delete=True),
-                       "flow 2 at byte {1}: $.request.method: expected bytes, found no such member"),
+                       "flow 2 at byte {1}: $.request.method: expected an HTTP method as bytes (a token "
+                       "such as POST), found no such member"),
     "client-conn-missing": (lambda: damaged(["client_conn"], delete=True),
                             "flow 2 at byte {1}: $.client_conn: expected a connection, found no such member"),
     "content-a-str": (lambda: damaged(["request", "content"], "x"), "flow 2 at byte {1}: $.request.content: "),
@@ -67,7 +68,10 @@ CASES = {
                       "string ('OK')"),
     "peer-a-dict": (lambda: damaged(["client_conn", "peername"], {}), "flow 2 at byte {1}: $.client_conn.peername"),
     "saved-number-a-str": (lambda: damaged(["metadata", "a2a", "number"], "1"),
-                           "flow 2 at byte {1}: $.metadata.a2a.number: expected an integer, found a string ('1')"),
+                           "flow 2 at byte {1}: $.metadata.a2a.number: expected an exchange number (an integer, 0 "
+                           "or more), found a string ('1')"),
+    "saved-number-negative": (lambda: damaged(["metadata", "a2a", "number"], -1),  # found by the fuzzer
+                              "flow 2 at byte {1}: $.metadata.a2a.number: expected an exchange number"),
     "saved-title-a-dict": (lambda: damaged(["metadata", "a2a", "title"], {}),
                            "flow 2 at byte {1}: $.metadata.a2a.title: expected a string, found an object"),
     "saved-notes-missing": (lambda: damaged(["metadata", "a2a", "notes"], delete=True),

@@ -12,8 +12,9 @@ import base64
 import binascii
 import json
 import re
+import string
 from datetime import UTC, datetime, timedelta
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from pydantic import ValidationError
 
@@ -21,7 +22,11 @@ from a2a_capture import __version__, nesting
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.convert.shape import (
     BOOLEAN,
+    EXCHANGE_NUMBER,
+    HEADER_NAME,
+    HEADER_VALUE,
     INTEGER,
+    METHOD,
     NUMBER,
     STRING,
     STRINGS,
@@ -45,9 +50,10 @@ class ConvertError(A2ACaptureError):
 
 # -- what the reader relies on, member by member (HAR 1.2, and a2a-capture's own `_a2a*` fields) --------
 
-HEADERS = ListOf(obj({"name": STRING, "value": STRING}, "name value", "a header (an object with name and value)"))
+HEADERS = ListOf(obj({"name": HEADER_NAME, "value": HEADER_VALUE}, "name value",
+                     "a header (an object with name and value)"))
 TEXT = obj({"text": optional(STRING), "encoding": optional(STRING), "_encoding": optional(STRING)})
-REQUEST = obj({"method": STRING, "url": STRING, "httpVersion": optional(STRING), "headers": HEADERS,
+REQUEST = obj({"method": METHOD, "url": STRING, "httpVersion": optional(STRING), "headers": HEADERS,
                "postData": optional(TEXT)}, "method url")
 RESPONSE = obj({"status": INTEGER, "statusText": optional(STRING), "httpVersion": optional(STRING),
                 "headers": HEADERS, "content": optional(TEXT)})
@@ -55,13 +61,13 @@ NOTES_BY_FRAME = MapOf(STRINGS)
 ENTRY = obj({
     "startedDateTime": optional(STRING), "time": optional(NUMBER), "serverIPAddress": optional(STRING),
     "request": REQUEST, "response": optional(RESPONSE),
-    "_a2aNumber": optional(INTEGER), "_a2aWebhook": optional(BOOLEAN), "_a2aTitle": optional(STRING),
+    "_a2aNumber": optional(EXCHANGE_NUMBER), "_a2aWebhook": optional(BOOLEAN), "_a2aTitle": optional(STRING),
     "_a2aNotes": optional(STRINGS), "_a2aResponseNotes": optional(STRINGS), "_a2aTrailingNotes": optional(STRINGS),
     "_a2aStart": optional(STRING), "_a2aEnd": optional(STRING), "_a2aClient": optional(STRING),
     "_a2aServer": optional(STRING), "_a2aRedacted": optional(STRINGS),
     "_a2aEventTimes": optional(ListOf(optional(NUMBER))), "_a2aTrailers": optional(HEADERS),
     "_a2aEventNotes": optional(NOTES_BY_FRAME), "_a2aNoHost": optional(BOOLEAN),
-    "_a2aLate": optional(obj({"stream": optional(INTEGER), "body": STRING, "notes": NOTES_BY_FRAME})),
+    "_a2aLate": optional(obj({"stream": optional(EXCHANGE_NUMBER), "body": STRING, "notes": NOTES_BY_FRAME})),
 }, "request", "a HAR entry (an object with a request)")
 HAR = obj({"log": obj({
     "creator": optional(obj({"name": optional(STRING)})), "entries": ListOf(ENTRY),
@@ -69,6 +75,7 @@ HAR = obj({"log": obj({
 }, "entries")}, "log", "a JSON object with log.entries")
 
 _SPACE = re.compile(r"[ \t\n\r]*")
+_PRINTABLE = re.compile(r"[!-~]+")
 
 
 def har_to_capture(data: bytes, name: str = "<har>") -> Capture:
@@ -197,6 +204,7 @@ def _exchange(entry: dict, number: int, webhook: bool, foreign: bool, path: str)
     target = url.path or "/"
     if url.query:
         target += "?" + url.query
+    target = readable_target(target)
     post = request.get("postData") or {}
     body = _body(post.get("text"), post.get("encoding") or post.get("_encoding"), f"{path}.request.postData.text")
     exchange_request = Request(method=request["method"], target=target, headers=headers, body=body,
@@ -242,6 +250,14 @@ def _exchange(entry: dict, number: int, webhook: bool, foreign: bool, path: str)
         exchange.late_body = late["body"].encode("utf-8", "surrogateescape")
         exchange.late_event_notes = {int(k): list(v) for k, v in late.get("notes", {}).items()}
     return exchange
+
+
+def readable_target(target: str) -> str:
+    """A request target a capture can hold (printable ASCII, as HTTP/1.1 has it): anything else in
+    it, a space, a control character, non-ASCII text, is percent-encoded (its bytes as they came)."""
+    if _PRINTABLE.fullmatch(target):
+        return target
+    return quote(target, safe=string.punctuation, errors="surrogateescape") or "/"
 
 
 def _url(value: str, path: str):

@@ -13,11 +13,15 @@ import io
 
 from a2a_capture import nesting
 from a2a_capture.capture.models import Capture, Exchange
-from a2a_capture.convert.har import ConvertError, har_to_capture
+from a2a_capture.convert.har import ConvertError, har_to_capture, readable_target
 from a2a_capture.convert.shape import (
     BOOLEAN,
     BYTES,
+    EXCHANGE_NUMBER,
+    HEADER_NAME_BYTES,
+    HEADER_VALUE_BYTES,
     INTEGER,
+    METHOD_BYTES,
     NUMBER,
     PORT,
     STRING,
@@ -39,10 +43,10 @@ from a2a_capture.record import flows as flow_tools
 # -- what the conversion relies on in an HTTP flow record, after mitmproxy has migrated it -------------
 
 TIME = Range(0, 253402300799, "a time in seconds since 1970 (up to the year 9999)")
-HEADERS = ListOf(Pair(BYTES, BYTES))
+HEADERS = ListOf(Pair(HEADER_NAME_BYTES, HEADER_VALUE_BYTES))
 _MESSAGE = {"http_version": BYTES, "headers": HEADERS, "content": optional(BYTES), "trailers": optional(HEADERS),
             "timestamp_start": TIME, "timestamp_end": optional(TIME)}
-REQUEST = obj({**_MESSAGE, "host": STRING, "port": PORT, "method": BYTES,
+REQUEST = obj({**_MESSAGE, "host": STRING, "port": PORT, "method": METHOD_BYTES,
                "scheme": BYTES, "authority": BYTES, "path": BYTES},
               "http_version headers content trailers timestamp_start timestamp_end host port method scheme authority "
               "path", "a request")
@@ -50,8 +54,8 @@ RESPONSE = obj({**_MESSAGE, "status_code": Range(100, 999, "an HTTP status (100 
                "http_version headers content trailers timestamp_start timestamp_end status_code reason", "a response")
 PAIRS = ListOf(Pair(STRING, STRING))
 #: what a2a-capture itself keeps in a flow's metadata (see ``_flow``)
-SAVED = obj({"number": INTEGER, "webhook": BOOLEAN, "title": STRING, "notes": STRINGS, "response_notes": STRINGS,
-             "trailing_notes": STRINGS, "start": optional(STRING), "end": optional(STRING),
+SAVED = obj({"number": EXCHANGE_NUMBER, "webhook": BOOLEAN, "title": STRING, "notes": STRINGS,
+             "response_notes": STRINGS, "trailing_notes": STRINGS, "start": optional(STRING), "end": optional(STRING),
              "client": optional(STRING), "server": optional(STRING), "redacted": STRINGS, "extra": PAIRS,
              "event_times": ListOf(optional(NUMBER))},
             "number webhook title notes response_notes trailing_notes start end client server redacted extra "
@@ -99,19 +103,9 @@ def flows_to_capture(data: bytes, name: str = "<flows>") -> Capture:
             if whole:  # written by a2a-capture: its own notes come back
                 notes, meta = list(whole["notes"]), [tuple(pair) for pair in whole["meta"]]
             saved = flow.metadata.get("a2a")
-            if saved:
-                exchanges.append(_restore(flow, saved))
-                continue
-            request = flow.request
-            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.fields]
-            webhook = flow_tools.is_webhook(headers, request.raw_content or b"", push_urls, request.pretty_url)
-            push_urls |= flow_tools.push_urls_in(request.raw_content or b"")
-            counters[webhook] += 1
-            lost = []
-            if flow.response is not None and flow.response.headers.get("content-type", "").startswith(
-                    "text/event-stream"):
-                lost.append("a mitmproxy flow keeps no arrival time per SSE frame; this stream's were not kept")
-            exchanges.append(flow_tools.exchange_from_flow(flow, counters[webhook], webhook=webhook, notes=lost))
+            exchange = _restore(flow, saved) if saved else _foreign(flow, counters, push_urls)
+            exchange.request.target = readable_target(exchange.request.target)
+            exchanges.append(exchange)
         except (ValueError, UnicodeError) as error:  # a value no table foresaw: still one line, with its place
             raise ConvertError(f"{where}: $: expected an HTTP flow a capture can hold ({one_line(error)})") from None
     notes += [f"skipped {count} {kind} flow(s): a capture holds HTTP only" for kind, count in sorted(skipped.items())]
@@ -170,6 +164,19 @@ def _flow_members() -> set:
     flow = http.HTTPFlow(connection.Client(peername=("", 0), sockname=("", 0)), connection.Server(address=None))
     flow.request = http.Request.make("GET", "http://localhost/")
     return {*flow.get_state(), "backup"}
+
+
+def _foreign(flow, counters: dict[bool, int], push_urls: set[str]) -> Exchange:
+    """An exchange from a flow some other mitmproxy user wrote: numbered in order, webhooks apart."""
+    request = flow.request
+    headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.fields]
+    webhook = flow_tools.is_webhook(headers, request.raw_content or b"", push_urls, request.pretty_url)
+    push_urls |= flow_tools.push_urls_in(request.raw_content or b"")
+    counters[webhook] += 1
+    lost = []
+    if flow.response is not None and flow.response.headers.get("content-type", "").startswith("text/event-stream"):
+        lost.append("a mitmproxy flow keeps no arrival time per SSE frame; this stream's were not kept")
+    return flow_tools.exchange_from_flow(flow, counters[webhook], webhook=webhook, notes=lost)
 
 
 def _restore(flow, saved: dict) -> Exchange:

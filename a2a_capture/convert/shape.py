@@ -4,6 +4,7 @@ as a crash deep inside the conversion."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -132,6 +133,23 @@ class Text:
 
 
 STRING = Text()
+
+
+@dataclass(frozen=True)
+class Matching:
+    """Text or bytes of a given form: an HTTP method or header name (a token), a header value (no
+    line break), which a capture's own reader would insist on too."""
+
+    pattern: object  # a compiled regular expression, for str or for bytes
+    name: str
+
+    def check(self, value, path: str) -> None:
+        if not isinstance(value, type(self.pattern.pattern)):
+            raise ShapeError(path, self.name, describe(value))
+        if isinstance(value, str):
+            STRING.check(value, path)
+        if not self.pattern.fullmatch(value):
+            raise ShapeError(path, self.name, describe(value), wrong_kind=False)
 BYTES = Leaf((bytes,), "bytes")
 INTEGER = Leaf((int,), "an integer")
 NUMBER = Leaf((int, float), "a number")
@@ -189,9 +207,11 @@ class Range:
     low: float
     high: float
     name: str
+    integer: bool = False
 
     def check(self, value, path: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not self.low <= value <= self.high:
+        kinds = int if self.integer else int | float
+        if isinstance(value, bool) or not isinstance(value, kinds) or not self.low <= value <= self.high:
             raise ShapeError(path, self.name, describe(value))
 
 
@@ -206,4 +226,16 @@ class Address:
             raise ShapeError(path, self.name, describe(value))
         STRING.check(value[0], f"{path}[0]")
         PORT.check(value[1], f"{path}[1]")
+#: the N of `### N` (the capture's reader takes any digits; 0 included)
+EXCHANGE_NUMBER = Range(0, 10**18, "an exchange number (an integer, 0 or more)", integer=True)
 PORT = Range(0, 65535, "a port (0 to 65535)")
+
+
+#: the forms a capture's reader insists on (h11's), so what a converter reads it can also write
+_TOKEN = r"[-!#$%&'*+.^_`|~0-9A-Za-z]+"
+METHOD = Matching(re.compile(_TOKEN), "an HTTP method (a token such as POST)")
+HEADER_NAME = Matching(re.compile(":?" + _TOKEN), "a header name (a token)")
+HEADER_VALUE = Matching(re.compile(r"[^\r\n\x00]*"), "a header value (no line break or NUL)")
+METHOD_BYTES, HEADER_NAME_BYTES, HEADER_VALUE_BYTES = (
+    Matching(re.compile(text.pattern.pattern.encode()), text.name.replace(" (", " as bytes (", 1))
+    for text in (METHOD, Matching(re.compile(_TOKEN), HEADER_NAME.name), HEADER_VALUE))

@@ -219,6 +219,9 @@ class _Session:
         except httpx.HTTPError as error:
             response = None
             notes.append(f"error: {type(error).__name__}: {error}")
+        except httpx.InvalidURL as error:  # a capture's target that makes no URL (`:`, a bad port)
+            raise ReplayError(f"exchange {exchange.label}: {base + target!r} is no URL to send it to "
+                              f"({error})") from None
         ended = time.time()
         if response is not None and response.is_event_stream:
             response.event_times = copy.event_times(started)
