@@ -283,24 +283,10 @@ class CaptureReader:
             preamble = self._preamble(run, self._source.line + 1)
         except CaptureFormatError:
             return None
-        head = _common_head(buf, at, eof)
-        if not isinstance(head, list):
-            return head
-        at += sum(map(len, head)) + len(head) + 1
-        content_type, length = _head_facts(head)
-        if _is_grpc(content_type):
-            return None
-        framed = _common_framing(preamble.framing.get("request-body"), length)
-        if framed is not None:
-            body_end = _exact_end(buf, at, framed, eof)
-            if not isinstance(body_end, int):
-                return body_end
-            body, at = buf[at:at + framed], body_end
-        else:
-            found = _unframed_request_body(buf, at, eof)
-            if not isinstance(found, tuple):
-                return found
-            body, at = found
+        found = _common_message(buf, at, eof, preamble.framing.get("request-body"), _unframed_request_body)
+        if not isinstance(found, tuple):
+            return found
+        head, _, body, at = found
         while buf.startswith(b"\n", at):  # blank lines before the response
             at += 1
         if at == size:
@@ -309,25 +295,12 @@ class CaptureReader:
             request = http11.parse_request(head, body, self._head_failure(request_line))
         except CaptureFormatError:
             return None
-        response_head = _common_head(buf, at, eof)
-        if not isinstance(response_head, list):
-            return response_head
+        found = _common_message(buf, at, eof, preamble.framing.get("response-body"), _no_response_body)
+        if not isinstance(found, tuple):
+            return found
+        response_head, content_type, body, at = found
         if syntax.STATUS_LINE.match(response_head[0]) is None:
             return None
-        at += sum(map(len, response_head)) + len(response_head) + 1
-        content_type, length = _head_facts(response_head)
-        if _is_grpc(content_type):
-            return None
-        framed = _common_framing(preamble.framing.get("response-body"), length)
-        if framed is not None:
-            body_end = _exact_end(buf, at, framed, eof)
-            if not isinstance(body_end, int):
-                return body_end
-            body, at = buf[at:at + framed], body_end
-        else:
-            body = b""
-            while buf.startswith(b"\n", at):
-                at += 1
         next_header = _common_next_block(buf, at, eof)
         if next_header is not True:
             return next_header
@@ -731,6 +704,31 @@ def _exact_end(buf: bytes, at: int, length: int, eof: bool):
             return None
         end += 1
     return end
+
+
+def _common_message(buf: bytes, at: int, eof: bool, framing: _Framing | None, unframed):
+    """A head at ``at`` and its body, framed by ``framing`` or its Content-Length, else read by
+    ``unframed``: (head lines, content type, body, where what follows starts), None or ``_MORE``."""
+    head = _common_head(buf, at, eof)
+    if not isinstance(head, list):
+        return head
+    at += sum(map(len, head)) + len(head) + 1
+    content_type, length = _head_facts(head)
+    if _is_grpc(content_type):
+        return None
+    framed = _common_framing(framing, length)
+    if framed is None:
+        found = unframed(buf, at, eof)
+        return (head, content_type, *found) if isinstance(found, tuple) else found
+    body_end = _exact_end(buf, at, framed, eof)
+    return (head, content_type, buf[at:at + framed], body_end) if isinstance(body_end, int) else body_end
+
+
+def _no_response_body(buf: bytes, at: int, eof: bool) -> tuple[bytes, int]:
+    """A response without a length in a common block has no body: the next block follows."""
+    while buf.startswith(b"\n", at):
+        at += 1
+    return b"", at
 
 
 def _unframed_request_body(buf: bytes, at: int, eof: bool):
