@@ -49,13 +49,14 @@ def parse(
     times = times or []
     notes = notes or {}
     events: list[Event] = []
+    timed = len(times)
     for start, block, end in _blocks(body):
         index = len(events)
-        at = times[index] if index < len(times) else None
-        noted = tuple(notes.get(index, ()))
+        at = times[index] if index < timed else None
+        noted = tuple(notes[index]) if notes and index in notes else ()
         line_end = block.find(b"\n")
         if block.startswith(b"data:") and (line_end < 0 or line_end == len(block) - 1) \
-                and b"\r" not in block[:-2]:  # the common frame: one `data:` line
+                and block.find(b"\r", 0, len(block) - 2) < 0:  # the common frame: one `data:` line
             data = block[6:] if block[5:6] == b" " else block[5:]
             events.append(Event(data.rstrip(b"\r\n").decode("utf-8", "replace"), None, None, None, (),
                                 at, noted, start, end))
