@@ -128,26 +128,49 @@ def test_replaying_an_exchange_without_a_host_names_it(tmp_path):
                                       "URL); replay cannot tell where to send it\n")
 
 
+def _answering(seen: list):
+    """An ASGI app that notes each request's path and headers and answers {}."""
+
+    async def answer(scope, receive, send):
+        seen.append((scope["path"], scope["headers"]))
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    return answer
+
+
+def _replay(path, url):
+    return run("replay", str(path), "--target", f"a:1={url}", "--no-delay", "--wait-for-state", "0",
+               "--wait-for-webhooks", "0")
+
+
 @pytest.mark.live
 def test_replaying_a_target_that_makes_no_url_names_it(tmp_path):
     """Found by replaying fuzzed HAR files: a target `:` made httpx's InvalidURL reach the catch-all."""
     from tests.live import serve
 
-    hits = []
-
-    async def answer(scope, receive, send):
-        hits.append(scope["path"])
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"{}"})
-
     path = tmp_path / "colon.http"
     path.write_text(HEAD + block(request="GET : HTTP/1.1\nHost: a:1\n\n"))
-    with serve(answer) as url:
-        result = run("replay", str(path), "--target", f"a:1={url}", "--no-delay", "--wait-for-state", "0",
-                     "--wait-for-webhooks", "0")
+    with serve(_answering([])) as url:
+        result = _replay(path, url)
     assert result.returncode == 2, result.stderr
     assert result.stderr.decode() == (f"a2a-capture: error: exchange 1: '{url}:' is no URL to send it to "
                                       f"(Invalid port: '{url.rsplit(':', 1)[1]}:')\n")
+
+
+@pytest.mark.live
+def test_replay_sends_header_bytes_as_recorded(tmp_path):
+    """Found by replaying fuzzed HAR files: a header value that is not ASCII reached the catch-all."""
+    from tests.live import serve
+
+    path = tmp_path / "bytes.http"
+    path.write_bytes((HEAD + block(request="GET /x HTTP/1.1\nHost: a:1\nX-Name: caf\u00e9 \udcff\n\n"))
+                     .encode("utf-8", "surrogateescape"))
+    seen = []
+    with serve(_answering(seen)) as url:
+        result = _replay(path, url)
+    assert result.returncode in (0, 1), result.stderr
+    assert (b"x-name", "caf\u00e9 \udcff".encode("utf-8", "surrogateescape")) in seen[-1][1]
 
 
 def test_a_gzip_bomb_is_capped_while_inflating():
@@ -170,6 +193,8 @@ HAR_DAMAGE = {
     "time-a-word": (["time"], "x"), "post-data-a-number": (["request", "postData"], 7),
     "bad-base64": (["response", "content"], {"text": "!!", "encoding": "base64"}),
     "text-a-lone-surrogate": (["response", "content", "text"], "\ud800x"),  # found by the fuzzer
+    "reason-with-a-line-break": (["response", "statusText"], "OK\r"),  # found by the fuzzer, as the next two
+    "header-value-with-a-vertical-tab": (["request", "headers"], [{"name": "Host", "value": "\x0b"}]),
     "url-port-past-65535": (["request", "url"], "http://a:99999/x"),
     "status-past-999": (["response", "status"], 10**30),
     "method-missing": (["request"], {"url": "http://a/x"}), "method-a-number": (["request", "method"], 5),
@@ -206,7 +231,11 @@ HAR_LOG_DAMAGE = {
     "creator-a-string": ({"creator": "x"}, "$.log.creator: expected an object or null, found a string ('x')"),
     "creator-name-a-list": ({"creator": {"name": []}}, "$.log.creator.name: expected a string or null, found a list"),
     "notes-a-string": ({"_a2aNotes": "x"}, "$.log._a2aNotes: expected a list or null, found a string ('x')"),
-    "meta-not-pairs": ({"_a2aMeta": [["a"]]}, "$.log._a2aMeta[0]: expected a pair [a string, a string], found a list"),
+    "meta-key-not-a-pragma-key": ({"_a2aMeta": [["\u0000ormat", "x"]]},
+                                  "$.log._a2aMeta[0][0]: expected a #@ key (letters, digits, '-', '_' or '.'), "
+                                  "found a string ('\\x00ormat')"),
+    "meta-not-pairs": ({"_a2aMeta": [["a"]]}, "$.log._a2aMeta[0]: expected a pair [a #@ key (letters, "
+                                         "digits, '-', '_' or '.'), a string], found a list"),
     "huge-time": ({"entries": [{**HAR_ENTRY, "time": 1e308}]}, None),
 }
 

@@ -66,6 +66,10 @@ CASES = {
     "status-a-word": (lambda: damaged(["response", "status_code"], "OK"),
                       "flow 2 at byte {1}: $.response.status_code: expected an HTTP status (100 to 999), found a "
                       "string ('OK')"),
+    "capture-meta-key-with-a-nul": (lambda: damaged(["metadata", "a2a_capture", "meta"], [["\x00ormat", "x"]], flow=0),
+                                    "flow 1 at byte 0: $.metadata.a2a_capture.meta[0][0]: expected a #@ key"),
+    "reason-with-a-line-break": (lambda: damaged(["response", "reason"], b"OK\r\nX: 1"),
+                                 "flow 2 at byte {1}: $.response.reason: expected a reason phrase as bytes"),
     "peer-a-dict": (lambda: damaged(["client_conn", "peername"], {}), "flow 2 at byte {1}: $.client_conn.peername"),
     "saved-number-a-str": (lambda: damaged(["metadata", "a2a", "number"], "1"),
                            "flow 2 at byte {1}: $.metadata.a2a.number: expected an exchange number (an integer, 0 "

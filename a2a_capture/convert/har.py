@@ -28,11 +28,12 @@ from a2a_capture.convert.shape import (
     INTEGER,
     METHOD,
     NUMBER,
+    PRAGMA_PAIRS,
+    REASON,
     STRING,
     STRINGS,
     ListOf,
     MapOf,
-    Pair,
     ShapeError,
     describe,
     obj,
@@ -55,7 +56,7 @@ HEADERS = ListOf(obj({"name": HEADER_NAME, "value": HEADER_VALUE}, "name value",
 TEXT = obj({"text": optional(STRING), "encoding": optional(STRING), "_encoding": optional(STRING)})
 REQUEST = obj({"method": METHOD, "url": STRING, "httpVersion": optional(STRING), "headers": HEADERS,
                "postData": optional(TEXT)}, "method url")
-RESPONSE = obj({"status": INTEGER, "statusText": optional(STRING), "httpVersion": optional(STRING),
+RESPONSE = obj({"status": INTEGER, "statusText": optional(REASON), "httpVersion": optional(STRING),
                 "headers": HEADERS, "content": optional(TEXT)})
 NOTES_BY_FRAME = MapOf(STRINGS)
 ENTRY = obj({
@@ -71,7 +72,7 @@ ENTRY = obj({
 }, "request", "a HAR entry (an object with a request)")
 HAR = obj({"log": obj({
     "creator": optional(obj({"name": optional(STRING)})), "entries": ListOf(ENTRY),
-    "_a2aNotes": optional(STRINGS), "_a2aMeta": optional(ListOf(Pair(STRING, STRING))),
+    "_a2aNotes": optional(STRINGS), "_a2aMeta": optional(PRAGMA_PAIRS),
 }, "entries")}, "log", "a JSON object with log.entries")
 
 _SPACE = re.compile(r"[ \t\n\r]*")

@@ -24,6 +24,8 @@ from a2a_capture.convert.shape import (
     METHOD_BYTES,
     NUMBER,
     PORT,
+    PRAGMA_PAIRS,
+    REASON_BYTES,
     STRING,
     STRINGS,
     Address,
@@ -50,13 +52,12 @@ REQUEST = obj({**_MESSAGE, "host": STRING, "port": PORT, "method": METHOD_BYTES,
                "scheme": BYTES, "authority": BYTES, "path": BYTES},
               "http_version headers content trailers timestamp_start timestamp_end host port method scheme authority "
               "path", "a request")
-RESPONSE = obj({**_MESSAGE, "status_code": Range(100, 999, "an HTTP status (100 to 999)"), "reason": BYTES},
+RESPONSE = obj({**_MESSAGE, "status_code": Range(100, 999, "an HTTP status (100 to 999)"), "reason": REASON_BYTES},
                "http_version headers content trailers timestamp_start timestamp_end status_code reason", "a response")
-PAIRS = ListOf(Pair(STRING, STRING))
 #: what a2a-capture itself keeps in a flow's metadata (see ``_flow``)
 SAVED = obj({"number": EXCHANGE_NUMBER, "webhook": BOOLEAN, "title": STRING, "notes": STRINGS,
              "response_notes": STRINGS, "trailing_notes": STRINGS, "start": optional(STRING), "end": optional(STRING),
-             "client": optional(STRING), "server": optional(STRING), "redacted": STRINGS, "extra": PAIRS,
+             "client": optional(STRING), "server": optional(STRING), "redacted": STRINGS, "extra": PRAGMA_PAIRS,
              "event_times": ListOf(optional(NUMBER))},
             "number webhook title notes response_notes trailing_notes start end client server redacted extra "
             "event_times")
@@ -66,7 +67,7 @@ HTTP_FLOW = obj({
     "client_conn": obj({"peername": optional(Address()), "sockname": optional(Address())}, "", "a connection"),
     "server_conn": obj({"peername": optional(Address()), "address": optional(Address())}, "", "a connection"),
     "metadata": obj({"a2a": optional(SAVED),
-                     "a2a_capture": optional(obj({"notes": STRINGS, "meta": PAIRS}, "notes meta"))}),
+                     "a2a_capture": optional(obj({"notes": STRINGS, "meta": PRAGMA_PAIRS}, "notes meta"))}),
 }, "request client_conn server_conn metadata", "an HTTP flow record")
 RECORD = obj({"type": STRING, "version": OneOf((INTEGER, ListOf(INTEGER)))}, "type version",
              "a flow record (a dictionary)")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from a2a_capture.capture import syntax
+
 
 class ShapeError(ValueError):
     """A member is missing or of the wrong type: ``path`` says which, ``expected`` what it should be."""
@@ -235,7 +237,9 @@ PORT = Range(0, 65535, "a port (0 to 65535)")
 _TOKEN = r"[-!#$%&'*+.^_`|~0-9A-Za-z]+"
 METHOD = Matching(re.compile(_TOKEN), "an HTTP method (a token such as POST)")
 HEADER_NAME = Matching(re.compile(":?" + _TOKEN), "a header name (a token)")
-HEADER_VALUE = Matching(re.compile(r"[^\r\n\x00]*"), "a header value (no line break or NUL)")
-METHOD_BYTES, HEADER_NAME_BYTES, HEADER_VALUE_BYTES = (
+HEADER_VALUE = Matching(re.compile(r"[^\x00\n\r\x0b\x0c]*"), "a header value (no line break or NUL)")
+REASON = Matching(HEADER_VALUE.pattern, "a reason phrase (no line break or NUL)")
+PRAGMA_PAIRS = ListOf(Pair(Matching(syntax.PRAGMA_KEY, "a #@ key (letters, digits, '-', '_' or '.')"), STRING))
+METHOD_BYTES, HEADER_NAME_BYTES, HEADER_VALUE_BYTES, REASON_BYTES = (
     Matching(re.compile(text.pattern.pattern.encode()), text.name.replace(" (", " as bytes (", 1))
-    for text in (METHOD, Matching(re.compile(_TOKEN), HEADER_NAME.name), HEADER_VALUE))
+    for text in (METHOD, Matching(re.compile(_TOKEN), HEADER_NAME.name), HEADER_VALUE, REASON))

@@ -211,7 +211,8 @@ class _Session:
         copy = StreamCopy()
         notes = list(notes)
         try:
-            with self.http.stream(request.method, base + target, headers=sent, content=body or None) as answer:
+            wire = [(name, value.encode("utf-8", "surrogateescape")) for name, value in sent]  # as recorded, not ASCII
+            with self.http.stream(request.method, base + target, headers=wire, content=body or None) as answer:
                 for chunk in answer.iter_raw():
                     copy(chunk)
                 response = Response(status=answer.status_code, reason=answer.reason_phrase,
