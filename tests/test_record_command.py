@@ -77,7 +77,7 @@ def test_an_empty_recording_is_an_error_with_its_likely_cause(tmp_path):
     output = tmp_path / "empty.http"
     done = _record("--proxy", f"127.0.0.1:{free_port()}", "-o", str(output), "--", sys.executable, "-c", "pass")
     assert done.returncode == 2
-    assert "no exchange was recorded" in done.stderr and "HTTP_PROXY" in done.stderr
+    assert "no exchange was recorded" in done.stderr and "HTTP_PROXY" in done.stderr and "raw TCP" in done.stderr
     allowed = _record("--proxy", f"127.0.0.1:{free_port()}", "-o", str(output), "--allow-empty",
                       "--", sys.executable, "-c", "pass")
     assert allowed.returncode == 0, allowed.stderr

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from a2a_capture.a2a import spec
 from a2a_capture.analyze.engine import analyze
 from tests.builders import ORIGIN, block, error, fetch_card, http_request, http_response, message, rpc, write
 
@@ -51,6 +54,24 @@ def test_resubscribe_answered_invalid_params_on_a_finished_task_is_subscribe_ter
     invalid = [fetch_card(1, CARD_03), rpc(2, "tasks/resubscribe", {}, headers=PLAIN,
                                            error=error(-32602, message_text="Invalid params: id is required"))]
     assert _findings(tmp_path, *invalid) == [("2", "malformed-request")]
+
+
+@pytest.mark.parametrize("said, ended", [
+    ("Task cannot be canceled - current state: TaskState.completed", True),  # a2a-sdk 0.3 (gRPC and JSON-RPC)
+    ("Task t-1 is in terminal state: completed", True),
+    ("Task is not cancelable", True),
+    ("current state: TaskState.working", False),
+    ("Invalid params: id is required", False),
+])
+def test_the_words_that_say_a_task_has_ended(said, ended):
+    assert bool(spec.TASK_ENDED_WORDS.search(said)) is ended
+
+
+def test_cancel_answered_with_sdk_03_wording_is_cancel_terminal(tmp_path):
+    """The code says nothing (an internal error); the words say the task had ended."""
+    said = error(-32603, message_text="Task cannot be canceled - current state: TaskState.completed")
+    blocks = [fetch_card(1, CARD_03), rpc(2, "tasks/cancel", {"id": "t-1"}, headers=PLAIN, error=said)]
+    assert _findings(tmp_path, *blocks) == [("2", "cancel-terminal")]
 
 
 def test_a_03_card_is_quoted_with_its_own_field_names(tmp_path):

@@ -239,7 +239,8 @@ MALFORMED_ERRORS = frozenset({"JSONParseError", "InvalidRequestError", "InvalidP
 TASK_ENDED_WORDS = re.compile(
     r"(?i)terminal\s+state|in\s+a\s+terminal|is\s+terminal|already\s+(?:completed|finished|ended|done|canceled|cancelled"
     r"|failed|rejected)|task\s+(?:has\s+)?(?:ended|finished)|(?:is|was)\s+(?:completed|canceled|cancelled|failed|rejected)"
-    r"|not\s+(?:cancelable|cancellable|resubscribable)")
+    r"|not\s+(?:cancelable|cancellable|resubscribable)|cannot\s+be\s+(?:canceled|cancelled|resubscribed)"
+    r"|current\s+state:\s*(?:TaskState\.)?(?:completed|canceled|cancelled|failed|rejected)\b")
 
 
 # -- capability gates (§3.3.4) ---------------------------------------------------------------------
