@@ -198,9 +198,9 @@ def empty_warning(recording: Recording) -> str:
     """What an empty recording most likely means, and the fix."""
     if recording.proxy is not None:
         return (f"a2a-capture: warning: no exchange was recorded: the client did not use the proxy at "
-                f"{recording.proxy}, or all its traffic passed as raw TCP (a warning above then names where). Many clients ignore "
-                f"HTTP_PROXY (Node's built-in fetch does): give the client the proxy explicitly, or record in "
-                f"reverse mode with --agent URL --listen HOST:PORT")
+                f"{recording.proxy}, or all its traffic passed as raw TCP (a warning above then names where). "
+                f"Many clients ignore HTTP_PROXY (Node's built-in fetch does): give the client the proxy "
+                f"explicitly, or record in reverse mode with --agent URL --listen HOST:PORT")
     return (f"a2a-capture: warning: no exchange was recorded: no client called "
             f"{' or '.join(recording.listener_urls)}; point the client at the listener, not at the agent")
 
