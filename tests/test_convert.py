@@ -120,6 +120,8 @@ ODD_CAPTURES = {
                               b"HTTP/1.1 200 OK\n\n",
     "event-time-past-a-billion-seconds": b"### 1 \xc2\xb7 x\n#@ event-times: 1e31\nGET /a HTTP/1.1\nHost: a:1\n\n"
                                          b"HTTP/1.1 200 OK\ncontent-type: text/event-stream\n\ndata: {}\n\n",
+    "number-past-10-to-the-18": b"### 99999999999999999999999 \xc2\xb7 x\nGET /a HTTP/1.1\nHost: a:1\n\n"
+                                b"HTTP/1.1 200 OK\n\n",
     "ipv6-host-unclosed": b"### 1 \xc2\xb7 x\nGET /a HTTP/1.1\nHost: [::1\n\nHTTP/1.1 200 OK\n\n",
     "ipv6-host-without-port": b"### 1 \xc2\xb7 x\nGET /a HTTP/1.1\nHost: [::1]\n\nHTTP/1.1 200 OK\n\n",
     "bytes-not-utf8-in-meta-and-notes": b"#@ format:\x80a2a-capture/1\n# a note \xff\n\n### 1 \xc2\xb7 t\xfe\n"

@@ -193,6 +193,7 @@ HAR_DAMAGE = {
     "time-a-word": (["time"], "x"), "post-data-a-number": (["request", "postData"], 7),
     "bad-base64": (["response", "content"], {"text": "!!", "encoding": "base64"}),
     "text-a-lone-surrogate": (["response", "content", "text"], "\ud800x"),  # found by the fuzzer
+    "body-after-a-100": (["response"], {"status": 100, "content": {"text": "x"}}),  # found by the fuzzer
     "reason-with-a-line-break": (["response", "statusText"], "OK\r"),  # found by the fuzzer, as the next two
     "header-value-with-a-vertical-tab": (["request", "headers"], [{"name": "Host", "value": "\x0b"}]),
     "url-port-past-65535": (["request", "url"], "http://a:99999/x"),

@@ -68,6 +68,8 @@ CASES = {
                       "string ('OK')"),
     "capture-meta-key-with-a-nul": (lambda: damaged(["metadata", "a2a_capture", "meta"], [["\x00ormat", "x"]], flow=0),
                                     "flow 1 at byte 0: $.metadata.a2a_capture.meta[0][0]: expected a #@ key"),
+    "body-after-a-204": (lambda: damaged(["response", "status_code"], 204),  # found by the fuzzer
+                         "flow 2 at byte {1}: $.response.status_code: expected a status that allows a body"),
     "reason-with-a-line-break": (lambda: damaged(["response", "reason"], b"OK\r\nX: 1"),
                                  "flow 2 at byte {1}: $.response.reason: expected a reason phrase as bytes"),
     "peer-a-dict": (lambda: damaged(["client_conn", "peername"], {}), "flow 2 at byte {1}: $.client_conn.peername"),

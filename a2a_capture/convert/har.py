@@ -226,6 +226,7 @@ def _exchange(entry: dict, number: int, webhook: bool, foreign: bool, path: str)
             event_times=list(entry.get("_a2aEventTimes") or []),
             trailers=[(h["name"], h["value"]) for h in entry.get("_a2aTrailers") or []],
         )
+        body_allowed(response, f"{path}.response.status")
         if foreign and response.is_event_stream:
             notes.append(LOST_IN_HAR)
     if foreign and url.scheme == "https" and url.hostname:  # the note the recorder writes for HTTPS
@@ -269,6 +270,13 @@ def _url(value: str, path: str):
     except ValueError as error:
         raise ShapeError(path, f"a URL ({error})", describe(value)) from None
     return url
+
+
+def body_allowed(response: Response | None, path: str) -> None:
+    """A capture shows no body after a 1xx, 204 or 304 answer, as HTTP has none there."""
+    if response is not None and response.body and (response.status < 200 or response.status in (204, 304)):
+        raise ShapeError(path, f"a status that allows a body (the content has {len(response.body)} bytes)",
+                         describe(response.status))
 
 
 def _status(value: int, path: str) -> int:

@@ -13,7 +13,7 @@ import io
 
 from a2a_capture import nesting
 from a2a_capture.capture.models import Capture, Exchange
-from a2a_capture.convert.har import ConvertError, har_to_capture, readable_target
+from a2a_capture.convert.har import ConvertError, body_allowed, har_to_capture, readable_target
 from a2a_capture.convert.shape import (
     BOOLEAN,
     BYTES,
@@ -106,7 +106,10 @@ def flows_to_capture(data: bytes, name: str = "<flows>") -> Capture:
             saved = flow.metadata.get("a2a")
             exchange = _restore(flow, saved) if saved else _foreign(flow, counters, push_urls)
             exchange.request.target = readable_target(exchange.request.target)
+            body_allowed(exchange.response, "$.response.status_code")
             exchanges.append(exchange)
+        except ShapeError as error:
+            raise ConvertError(f"{where}: {error}") from None
         except (ValueError, UnicodeError) as error:  # a value no table foresaw: still one line, with its place
             raise ConvertError(f"{where}: $: expected an HTTP flow a capture can hold ({one_line(error)})") from None
     notes += [f"skipped {count} {kind} flow(s): a capture holds HTTP only" for kind, count in sorted(skipped.items())]

@@ -229,7 +229,7 @@ class Address:
         STRING.check(value[0], f"{path}[0]")
         PORT.check(value[1], f"{path}[1]")
 #: the N of `### N` (the capture's reader takes any digits; 0 included)
-EXCHANGE_NUMBER = Range(0, 10**18, "an exchange number (an integer, 0 or more)", integer=True)
+EXCHANGE_NUMBER = Range(0, float("inf"), "an exchange number (an integer, 0 or more)", integer=True)
 PORT = Range(0, 65535, "a port (0 to 65535)")
 
 
