@@ -120,3 +120,26 @@ def test_stream_frames_are_read_for_states_and_errors_however_their_keys_are_spe
     call = decode(read_capture(write(tmp_path, text)).exchanges[0], "case.http")
     assert call.states == [("t-1", "TASK_STATE_WORKING"), ("t-1", "TASK_STATE_COMPLETED")]
     assert (call.error.code, call.error.name) == (-32001, "TaskNotFoundError")
+
+
+def test_calls_waiting_to_be_learned_keep_no_bodies_and_are_bounded(tmp_path, monkeypatch):
+    """Times that stand still (a capture whose blocks all copy one ``#@ start``) leave every call
+    waiting for a later one to start after it ended: at most MAX_PENDING wait, the earliest-ended
+    is learned first, and a waiting call holds no bodies."""
+    from a2a_capture.analyze import engine
+    from tests.test_rules import _timed
+    monkeypatch.setattr(engine, "MAX_PENDING", 1)
+    blocks = [_timed(fetch_card(1), 0.0, 0.5),
+              _timed(rpc(2, "SendMessage", {**SEND, "configuration": {"returnImmediately": False}},
+                         result={"task": DONE}), 0.0, 0.6),
+              _timed(rpc(3, "GetTask", {"id": "t-1"}, result=DONE), 0.0, 0.7),
+              _timed(rpc(4, "GetTask", {"id": "t-1"}, result=DONE), 0.0, 0.8)]
+    analyzer = Analyzer()
+    analyzer.start_file(str(write(tmp_path, *blocks)))
+    found = [[f.rule for f in analyzer.feed(exchange)] for exchange in read_capture(tmp_path / "case.http").exchanges]
+    assert found[:3] == [[], [], []]
+    assert "poll-terminal" in found[3]  # the send was learned once a call waited after it
+    waiting = [call for _, _, call in analyzer._pending]
+    assert [call.label for call in waiting] == ["4"]
+    assert waiting[0].request_json is None and waiting[0].response_json is None and waiting[0].task_id == "t-1"
+    assert analyzer.session.task("t-1") is not None

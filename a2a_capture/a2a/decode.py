@@ -123,7 +123,7 @@ class Call:
         return self.error is None and (self.status is None or self.status < 300 or self.status == 304)
 
 
-def _fixed(values: dict[str, Any]) -> Call:
+def fixed(values: dict[str, Any]) -> Call:
     """The call with these values (every field's): what ``Call(**values)`` makes, without its
     one ``object.__setattr__`` per field, which is most of the cost of decoding a small call."""
     call = Call.__new__(Call)
@@ -160,7 +160,7 @@ def decode(exchange: Exchange, file: str = "") -> Call:
     call = _Draft(file=file, number=exchange.number, label=exchange.label)
     _read(call, exchange)
     _read_facts(call)
-    return _fixed(call.__dict__)
+    return fixed(call.__dict__)
 
 
 def _read(call, exchange: Exchange) -> None:

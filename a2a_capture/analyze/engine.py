@@ -15,9 +15,14 @@ from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the ru
 from a2a_capture.analyze.config import Config, ignored_in_notes
 from a2a_capture.analyze.facts import ExchangeFacts, exchange_facts
 from a2a_capture.analyze.findings import Finding, Rule
-from a2a_capture.analyze.session import Session
+from a2a_capture.analyze.session import Session, without_bodies
 from a2a_capture.capture.models import Exchange
 from a2a_capture.sources import exchanges
+
+#: calls at most that wait, unlearned, for the client to know of them: more than any client has
+#: in flight at once; a capture whose times stand still (copied ``#@ start`` lines) must not hold
+#: every call of the file
+MAX_PENDING = 4096
 
 
 class CallRecord(BaseModel):
@@ -152,7 +157,9 @@ class Analyzer:
             session.apply(call)
         else:
             self._index += 1
-            heapq.heappush(self._pending, (end, self._index, call))
+            heapq.heappush(self._pending, (end, self._index, without_bodies(call)))
+            if len(self._pending) > MAX_PENDING:  # times that never move on: learn the earliest-ended
+                session.apply(heapq.heappop(self._pending)[2])
         return found
 
     def end_file(self) -> None:

@@ -16,7 +16,7 @@ from urllib.parse import urlunsplit
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card, Interface, split_url, url_origin
-from a2a_capture.a2a.decode import Call
+from a2a_capture.a2a.decode import Call, fixed
 
 _MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)")
 #: the recorder's note on a card it pointed at its listener (docs/capture-format.md)
@@ -45,6 +45,20 @@ def seen(call: Call) -> Seen:
     return Seen(call.file, call.label, call.line, call.agent, call.operation or call.kind, call.path, call.method,
                 call.started, call.ok, call.status is not None,
                 view_of(call) if call.operation == "GetTask" else None)
+
+
+#: what `Session.apply` reads of a call's parameters (ListTasks: all of them, its filters)
+_LEARNED_PARAMS = ("historyLength", "configuration")
+
+
+def without_bodies(call: Call) -> Call:
+    """The call as the session will learn from it later, its parsed bodies let go: a call waits,
+    unlearned, until a later call starts after it ended, and many may wait at once."""
+    values = dict(call.__dict__)
+    values["request_json"] = values["response_json"] = None
+    if call.operation != "ListTasks":
+        values["params"] = {name: call.params[name] for name in _LEARNED_PARAMS if name in call.params}
+    return fixed(values)
 
 
 def view_of(call: Call) -> object:
