@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import re
+import shlex
+
 import pytest
 
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.capture import capture_bytes, read_capture
+from tests.cli import run
 from tests.conftest import ROOT
 
 CAPTURES = sorted((ROOT / "captures").glob("*.http"))
@@ -42,3 +47,35 @@ def test_no_secret_reached_the_examples():
     text = "".join(path.read_text() for path in CAPTURES)
     assert "hook-secret" not in text and "run-0001" not in text
     assert "[redacted: bearer credentials, sha256:" in text
+
+
+def readme_command(name: str) -> list[str]:
+    """The arguments README.md's first command gives `a2a-capture NAME`, its glob expanded."""
+    first = (ROOT / "README.md").read_text().split("```sh\n", 1)[1].splitlines()[0]
+    command = re.search(rf"a2a-capture {name} ([^&]*)", first).group(1)
+    return [arg for word in shlex.split(command)
+            for arg in (sorted(str(p) for p in ROOT.glob(word)) if "*" in word else [word])]
+
+
+def test_the_readme_first_command_counts_what_a_reader_sees_as_waste():
+    args = readme_command("analyze")
+    assert "--each-file" in args  # the nine captures are nine client runs, not one session
+    result = run("analyze", *args, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    outcomes = {(f["file"].rsplit("/", 1)[-1], f["exchange"], f["rule"]): f["outcome"] for f in document["findings"]}
+    polls = {key for key, outcome in outcomes.items() if key[2] == "return-immediately-poll" and outcome == "wasted"}
+    assert len(polls) == 10  # the ten polls count
+    assert outcomes[("09-mistakes.http", "10", "auth-missing")] == "fragile"  # the completed SendMessage does not
+    assert not any(rule == "card-refetch" for _, _, rule in outcomes)  # each run fetches its card once
+    assert document["summary"]["wasted_round_trips"] == 16
+    assert document["summary"]["findings_by_outcome"] == {"wasted": 16, "fragile": 1, "advice": 1}
+
+
+def test_the_readme_report_says_it_holds_one_session_per_file(tmp_path):
+    args = readme_command("report")
+    output = tmp_path / "report.md"
+    result = run("report", *[arg for arg in args if arg not in ("-o", "report.html")], "-o", str(output))
+    assert result.returncode == 0, result.stderr
+    heading, _, files = output.read_text().splitlines()[:3]
+    assert heading.startswith("# A2A sessions: ") and "each a session of its own" in files

@@ -145,6 +145,7 @@ class ReportModel(BaseModel):
     timeline_text: list[str]
     operations: list[tuple[str, int]]
     several: bool = False
+    sessions: int = 1  # independent sessions (--each-file): the title says so, no session spans them
 
 
 def anchor_for(file_index: int, label: str) -> str:
@@ -166,7 +167,7 @@ def refuse_repeats(files: list[str]) -> None:
 
 def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = False,
           title: str | None = None, accepted=None, only_flagged: bool = False,
-          show_secrets: bool = False, verbatim: bool = False) -> ReportModel:
+          show_secrets: bool = False, verbatim: bool = False, sessions: int = 1) -> ReportModel:
     """The report of one session. ``accepted``: a baseline's counts, to mark the findings it lacks.
 
     ``verbatim``: every kept listing line is the capture's own, as documentation listings
@@ -289,7 +290,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
     return ReportModel(
         title=title or _title(files),
         files=[_relative(file) for file in files],
-        files_label=_files_label(files),
+        files_label=_files_label(files) + _sessions_label(sessions, len(files)),
         whole=whole,
         long=len(exchanges) > LONG_SESSION,
         only_flagged=only_flagged,
@@ -307,6 +308,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
         timeline_text=svg.timeline_text(dict(tasks), task_owner, timed=timed),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
         several=several,
+        sessions=sessions,
     )
 
 
@@ -472,6 +474,12 @@ def _files_label(files: list[str]) -> str:
         return f"{len(files)} files under {folder}"
     common = os.path.commonpath([os.path.abspath(file) for file in files])
     return f"{len(files)} files under {_relative(common)}"
+
+
+def _sessions_label(sessions: int, files: int) -> str:
+    if sessions <= 1:
+        return ""
+    return ", each a session of its own" if sessions == files else f", {sessions} sessions"
 
 
 def _title(files: list[str]) -> str:
