@@ -9,9 +9,12 @@ answer it sent, so a test can compare them with what its client received.
 - ``close-header``: 400 with Content-Length and ``Connection: close``, then it closes;
 - ``silent-close``: 500 with Content-Length and no ``Connection`` header, then it closes
   (as uvicorn does when the app raised);
+- ``silent-close-4xx``: the same with 400: a client error, then a close nothing announced;
+- ``kept-open``: 500 with Content-Length and no ``Connection`` header, and the connection kept
+  open and served (an agent that does not close after an error: the recorder cannot tell);
 - ``until-close``: 500 with no Content-Length, the body ended by closing;
-- ``unanswered``: 400 on a kept-alive connection; the next request on that connection is
-  read and the connection closed without an answer (a server's idle timeout racing a client).
+- ``unanswered``: 200 with the JSON-RPC error on a kept-alive connection; the next request on
+  that connection is read and the connection closed without an answer (a server's idle timeout racing a client).
 """
 
 from __future__ import annotations
@@ -24,7 +27,11 @@ import threading
 
 from a2a_capture.record.process import free_port
 
-HOW = ("close-header", "silent-close", "until-close", "unanswered")
+HOW = ("close-header", "silent-close", "silent-close-4xx", "kept-open", "until-close", "unanswered")
+
+
+#: the status of the first answer, where it is not 500
+_STATUS = {"close-header": "400 Bad Request", "silent-close-4xx": "400 Bad Request", "unanswered": "200 OK"}
 
 
 def _answer(status: str, payload: dict, *extra: str, length: bool = True) -> bytes:
@@ -44,7 +51,10 @@ class ClosingAgent:
         self.sent: list[bytes] = []
         #: requests read and never answered
         self.unanswered = 0
+        #: for each request, in order, the number of the connection it came on (from 1)
+        self.connections: list[int] = []
         self._requests = 0
+        self._connections = 0
 
     @property
     def url(self) -> str:
@@ -63,18 +73,20 @@ class ClosingAgent:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         first_on_connection = True
+        self._connections += 1
+        connection = self._connections
         try:
             while (request := await self._read_request(reader)) is not None:
                 self._requests += 1
+                self.connections.append(connection)
                 rpc_id = request.get("id")
                 if self._requests == 1:
                     error = {"jsonrpc": "2.0", "id": rpc_id,
                              "error": {"code": -32603, "message": f"the agent failed ({self.how})"}}
-                    status = "400 Bad Request" if self.how in ("close-header", "unanswered") else \
-                        "500 Internal Server Error"
+                    status = _STATUS.get(self.how, "500 Internal Server Error")
                     extra = ("Connection: close",) if self.how == "close-header" else ()
                     answer = _answer(status, error, *extra, length=self.how != "until-close")
-                    if self.how == "unanswered":
+                    if self.how in ("unanswered", "kept-open"):
                         await self._send(writer, answer)
                     else:
                         await self._send_and_close(writer, answer)

@@ -160,12 +160,14 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
     return exchange
 
 
+_AGENT_CLOSED = "the agent closed the connection"
+
 #: words for mitmproxy's error messages, first match wins
 _ERROR_KINDS = (("errno 111", "connection refused"), ("connection refused", "connection refused"),
                 ("reset", "connection reset"), ("timed out", "timed out"), ("timeout", "timed out"),
                 ("client disconnected", "the client closed the connection"),
-                ("server closed connection", "the agent closed the connection"),
-                ("unexpected server response", "the agent closed the connection"),
+                ("server closed connection", _AGENT_CLOSED),
+                ("unexpected server response", _AGENT_CLOSED),
                 ("peer closed connection", "connection closed"),
                 ("connection closed", "connection closed"), ("disconnect", "connection closed"),
                 ("eof", "connection closed"))
@@ -176,7 +178,7 @@ def _error_note(message: str, partial: bool, request_complete: bool = True) -> s
     lower = message.lower()
     kind = next((name for needle, name in _ERROR_KINDS if needle in lower), "failed")
     if kind == "connection closed":
-        kind = "the client closed the connection" if not request_complete else "the agent closed the connection"
+        kind = "the client closed the connection" if not request_complete else _AGENT_CLOSED
     if partial:
         where = " after part of the response"
     elif not request_complete:
@@ -187,24 +189,31 @@ def _error_note(message: str, partial: bool, request_complete: bool = True) -> s
 
 
 def retire_after_error(flow) -> bool:
-    """A server error over HTTP/1 that does not say the connection closes.
+    """An error answer (4xx or 5xx) over HTTP/1 that does not say the connection closes.
 
-    Agents often close after one all the same (uvicorn does when the app raised). Talking to
-    the agent directly, the client sees that close before its next call and opens a new
-    connection. Through the proxy its own connection stays open, and mitmproxy would send the
-    next call on the agent's connection just as it closes, and answer 502 for the agent. So
-    the agent's connection is not used again: the client's next call goes on a new one.
+    Agents often close after one all the same (uvicorn does when the app raised; servers that
+    refuse a request before reading its body do). Talking to the agent directly, the client
+    sees that close before its next call and opens a new connection. Through the proxy its own
+    connection stays open, and mitmproxy could send the next call on the agent's connection
+    just as it closes, and the client would lose that call. So the agent's connection is not
+    used again: the client's next call goes on a new one.
+
+    The addon does that by clearing ``ConnectionState.CAN_WRITE`` on ``flow.server_conn``:
+    mitmproxy has no hook to retire an upstream connection, and reuses one only while its state
+    is ``OPEN`` (``Connection.connected``, read in the HTTP layer's ``get_connection``). That is
+    mitmproxy's internal state, so a live test (``kept-open`` in tests/test_recorder_errors.py:
+    the agent keeps its connection after the error) fails if an upgrade stops honouring it.
     """
     response = flow.response
     http1 = ("HTTP/1.1", "HTTP/1.0")
-    return (response is not None and response.status_code >= 500
+    return (response is not None and response.status_code >= 400
             and flow.request.http_version in http1 and response.http_version in http1
             and "close" not in response.headers.get("connection", "").lower()
             and "close" not in flow.request.headers.get("connection", "").lower())
 
 
-#: mitmproxy's words for an agent that closed (or reset) its connection before any answer
-_HUNG_UP = ("server closed connection", "unexpected server response")
+#: mitmproxy's words for an agent that closed its connection before any answer
+_HUNG_UP = tuple(needle for needle, kind in _ERROR_KINDS if kind == _AGENT_CLOSED)
 
 
 def agent_hung_up(flow) -> bool:

@@ -17,7 +17,7 @@ PROXY_ANSWERED = ("a2a-capture: the client got {status} from the proxy, not from
 CLOSED_LIKE_AGENT = ("a2a-capture: the agent closed the connection without answering, so the client's connection was "
                      "closed without an answer too (the proxy made no answer of its own)")
 NEW_CONNECTION_AFTER_ERROR = ("a2a-capture sends the next call on a new connection to the agent: agents often "
-                              "close theirs after a server error without saying so")
+                              "close theirs after an error answer without saying so")
 BODY_UNTIL_CLOSE = "the agent ended this body by closing the connection (it sent no length)"
 APPENDED = "a2a-capture: a new recording starts here, appended after exchange {last} of an earlier one"
 
