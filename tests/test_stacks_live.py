@@ -2,8 +2,9 @@
 
 Each session is recorded through our recorder (real mitmdump) in front of a real agent, with
 that stack's own client and, where a library will not make a mistake, raw httpx calls that
-make it on purpose. The stacks (a2a-sdk 0.3, fasta2a, python-a2a) run in venvs of their own, from
-tests/stacks/. Every session asserts the exact set of (exchange, rule, wasted) triples.
+make it on purpose. The stacks (a2a-sdk 0.3, fasta2a, python-a2a; the JavaScript SDK @a2a-js/sdk)
+are installed on their own (venvs; npm ci), from tests/stacks/. Every session asserts the exact set
+of (exchange, rule, wasted) triples.
 
 The rules of judgment (issue #9): a finding is wasted when the call failed the way the card or
 an earlier exchange predicted, or was redundant (the client already held the answer); a call
@@ -19,6 +20,7 @@ import pytest
 
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.capture import read_capture
+from a2a_capture.report.facts import outcome
 from tests import stacks
 from tests.conftest import require
 from tests.live import Recorder, agent, free_port
@@ -228,3 +230,80 @@ def test_python_a2a_client_on_an_sdk13_agent(tmp_path, stack):
         (3, "card-path", True),        # ... which is 404
         (4, "card-path", True),        # /a2a/agent.json: 404
     })                                 # 5-13: guessed endpoints, no card held to judge them by
+
+
+def test_js_client_and_mistakes_on_a_js_agent(tmp_path, stack):
+    """The JavaScript SDK's client on its own 1.0 agent over JSON-RPC: the mistakes the library lets
+    through, then raw calls it would not make."""
+    name = stack("a2a_js")
+    output = tmp_path / "js.http"
+    with stacks.agent(name, free_port()) as upstream, Recorder(output, [(upstream, listen := free_port())]):
+        base = f"http://127.0.0.1:{listen}"
+        result = stacks.client(name, base)                            # 1-6: card, stream, then mistakes
+        with httpx.Client(base_url=base, timeout=30) as http:
+            http.post("/a2a/jsonrpc", headers=RPC, json=rpc("SendMessage", {"message": message_10("run", "m-7")}))
+            http.post("/a2a/jsonrpc", headers=V1, json=rpc("message/send", {"message": message_03("run", "m-8")}))
+            http.get("/.well-known/agent.json")                                                            # 9
+    # the SDK refuses the push config itself (the card says no push): it never reaches the wire
+    assert result["refused"] == ["JsonRpcUnsupportedOperationError", "JsonRpcTaskNotCancelableError",
+                                 "PushNotificationNotSupportedError", "JsonRpcTaskNotFoundError"], result
+    assert len(read_capture(output).exchanges) == 9
+    assert_triples("js", triples(output), JS_CLIENT_MISTAKES | {
+        (7, "version-header-missing", True),   # no A2A-Version means 0.3, which this agent does not serve
+        (8, "method-version-mismatch", True),  # a 0.3 name to the 1.0 interface: method not found
+        (9, "card-path", True),                # 0.2's card path: 404
+    })
+
+
+#: what the JavaScript SDK's client session (tests/stacks/a2a_js/client.mjs) gets on the wire
+JS_CLIENT_MISTAKES = {
+    (3, "poll-terminal", True),          # the stream had shown the task completed
+    (4, "get-before-subscribe", False),  # ... and it subscribes right after polling it
+    (4, "subscribe-terminal", True),     # to a task it had seen end: UnsupportedOperationError
+    (5, "cancel-terminal", True),        # TaskNotCancelableError
+    (6, "task-unknown", True),           # TaskNotFoundError
+}
+
+
+def test_js_client_over_rest_on_a_js_agent(tmp_path, stack):
+    """The same session over HTTP+JSON: the same verdicts, read from REST routes and statuses."""
+    name = stack("a2a_js")
+    output = tmp_path / "js-rest.http"
+    with stacks.agent(name, free_port()) as upstream, Recorder(output, [(upstream, listen := free_port())]):
+        result = stacks.client(name, f"http://127.0.0.1:{listen}", "--rest")
+    assert result["refused"] == ["RestUnsupportedOperationError", "RestTaskNotCancelableError",
+                                 "PushNotificationNotSupportedError", "RestTaskNotFoundError"], result
+    assert_triples("js-rest", triples(output), JS_CLIENT_MISTAKES)
+
+
+def test_js_agent_with_its_03_layer(tmp_path, stack):
+    """The JavaScript agent with its v0.3 layer on: one URL serves 1.0 and 0.3 by A2A-Version, and
+    the card varies by it. The JavaScript SDK's client speaks 1.0; raw calls speak 0.3 without the
+    header. The SDK sends in-stream errors as `event: error` frames holding a JSON-RPC envelope:
+    tasks/resubscribe always answers with a stream, so its refusals arrive that way."""
+    name = stack("a2a_js")
+    output = tmp_path / "js-compat.http"
+    with stacks.agent(name, free_port(), "--compat") as upstream, \
+            Recorder(output, [(upstream, listen := free_port())]):
+        base = f"http://127.0.0.1:{listen}"
+        task = stacks.client(name, base)["task"]                      # 1-6: card (1.0), stream, mistakes
+        with httpx.Client(base_url=base, timeout=30) as http:
+            http.get("/.well-known/agent-card.json")                  # 7: the 0.3 card: another variant
+            http.post("/a2a/jsonrpc", headers=RPC, json=rpc("tasks/resubscribe", {"id": task}))           # 8
+            http.post("/a2a/jsonrpc", headers=RPC, json=rpc("tasks/resubscribe", {"id": "no-such-task"}))  # 9
+            http.post("/a2a/jsonrpc", headers=RPC,                    # 10: 0.3, as the 0.3 interface takes it
+                      json=rpc("message/send", {"message": message_03("question", "m-10")}))
+            http.post("/a2a/jsonrpc", headers=RPC, json=rpc("tasks/cancel", {"id": task}))                # 11
+            http.get("/.well-known/agent-card.json")                  # 12: the 0.3 card again
+    assert_triples("js-compat", triples(output), JS_CLIENT_MISTAKES | {
+        # 7: no card-refetch: the card varies by A2A-Version, and 7 asked for the 0.3 one
+        (8, "subscribe-terminal", True),   # refused in an `event: error` frame
+        (9, "task-unknown", True),         # the same, for a task never made
+        # 10: a 0.3 name without the header, to an interface the card declares at 0.3: correct
+        (11, "cancel-terminal", True),
+        (12, "card-refetch", True),        # the 0.3 card again, while 7's copy was fresh
+    })
+    # the errors in those frames are read by name and code, as a report shows them
+    facts = analyze([output], facts=True).exchanges
+    assert [outcome(facts[number - 1]) for number in (8, 9)] == ["UnsupportedOperationError -32004",
+                                                                  "TaskNotFoundError -32001"]

@@ -1,4 +1,4 @@
-"""Make every stack's venv now (CI does this before pytest, so tests do not wait on pip)."""
+"""Install every stack now (CI does this before pytest, so tests do not wait on pip or npm)."""
 
 import sys
 
