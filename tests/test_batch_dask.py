@@ -1,9 +1,13 @@
 """`--engine dask`: the same per-session analysis on a real Dask cluster (two worker processes on
-127.0.0.1) gives what the serial run gives, for analyze, check and export, from folders and URLs."""
+127.0.0.1) gives what the serial run gives, for analyze, check and export, from folders and URLs;
+each session's findings are handed over as they come back, in order, and a broken capture is
+its own one-line error while the others are still analyzed."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -11,6 +15,7 @@ import distributed
 import pyarrow.parquet as pyarrow_parquet
 import pytest
 
+from a2a_capture.batch import engines
 from a2a_capture.batch.analysis import analyze_many
 from a2a_capture.batch.export import export
 from a2a_capture.record.process import free_port
@@ -75,3 +80,51 @@ def test_export_from_a_url_on_the_cluster(cluster, fleet, tmp_path):
         assert tables[0] == tables[1] and tables[0], table
     files = pyarrow_parquet.read_table(tmp_path / "spread" / "findings", columns=["file"]).column("file").to_pylist()
     assert all(file.startswith(fleet.as_uri() + "/") for file in files)
+
+
+def test_findings_are_handed_over_as_sessions_come_back(cluster, tmp_path):
+    # the last capture is written when the first finding is handed over: a run that read every
+    # session before handing any over would fail on it (no such file)
+    paths = [str(path) for path in write_fleet(tmp_path, sessions=3 * engines.AHEAD_PER_THREAD * 2)]
+    with open(paths[-1], "rb") as file:
+        last = file.read()
+    os.remove(paths[-1])
+    handed, known = [], []
+
+    def found(finding) -> None:
+        if not handed:
+            with open(paths[-1], "wb") as file:
+                file.write(last)
+        handed.append(finding)
+        known.append(len(cluster.scheduler.tasks))  # the sessions the scheduler holds now
+
+    streamed = analyze_many(paths, grouping="file", engine="dask", scheduler=cluster.scheduler_address,
+                            on_finding=found)
+    serial = analyze_many(paths, grouping="file", jobs=1)
+    assert handed == serial.findings and handed[0].file != paths[-1]
+    assert streamed.summary == serial.summary and streamed.summary.files[-1] == paths[-1]
+    # never more sessions on the cluster than the window of two threads: memory stays flat
+    assert max(known) <= engines.AHEAD_PER_THREAD * 2 < len(paths)
+
+
+def test_a_broken_capture_is_one_line_and_the_others_are_analyzed(cluster, fleet, tmp_path):
+    folder = tmp_path / "fleet"
+    shutil.copytree(fleet, folder)
+    broken = folder / "2026-11-20" / "broken.http"  # sorted among the others, neither first nor last
+    broken.write_bytes(b"### 1\nHTTP/1.1 200 OK\n\n")
+    others = sorted(str(path) for path in folder.rglob("session-*.http"))
+    expected = machine.to_json(analyze_many(others, grouping="file", jobs=1))
+    for engine in (["--jobs", "1"], ["--jobs", "2"], ["--engine", "dask", "--scheduler", cluster.scheduler_address]):
+        result = run("analyze", "--each-file", *engine, "--format", "json", str(folder))
+        assert result.returncode == 2, engine
+        assert result.stderr.decode().startswith(f"a2a-capture: error: {broken}:2:1: "), result.stderr
+        assert result.stderr.count(b"\n") == 1
+        assert json.loads(result.stdout) == json.loads(expected), engine
+
+
+def test_threads_in_this_process(fleet):
+    serial = run("analyze", "--each-file", "--jobs", "1", "--format", "json", str(fleet))
+    threads = run("analyze", "--each-file", "--engine", "dask", "--scheduler", "threads", "--jobs", "2",
+                  "--format", "json", str(fleet))
+    assert serial.returncode == threads.returncode == 1, threads.stderr
+    assert serial.stdout == threads.stdout

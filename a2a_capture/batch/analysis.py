@@ -28,27 +28,31 @@ def analyze_session(files: list[str], config: Config | None, facts: bool = False
 def analyze_many(paths: Sequence[str], config: Config | None = None, *, grouping: Grouping = "all",
                  jobs: int | None = None, engine: engines.Engine = "local", scheduler: str | None = None,
                  on_finding: Callable[[Finding], None] | None = None,
-                 on_call: Callable[[CallRecord], None] | None = None) -> Analysis:
+                 on_call: Callable[[CallRecord], None] | None = None,
+                 on_failure: Callable[[str], None] | None = None) -> Analysis:
     """Analyze the sessions the paths form and join them, in order, into one analysis.
 
     With ``on_finding`` (and ``on_call``), as ``analyze`` has them: findings and calls handed
-    over in order as each session's analysis comes back, and only the summary kept.
+    over in order as each session's analysis comes back, and only the summary kept. With
+    ``on_failure`` too, a session that cannot be read hands over its one-line error there and
+    the others are still analyzed (without it, the first such session in order raises).
     """
     sessions = group(paths, grouping)
     if on_finding is None:
         return analyze_sessions(sessions, config, jobs=jobs, engine=engine, scheduler=scheduler)
-    if _one_local(sessions, engine):
+    if _one_local(sessions, engine):  # its error, if any, is the one error
         return analyze(sessions[0], config, on_finding=on_finding, on_call=on_call)
-    summaries = []
-    for result in engines.stream(analyze_session, sessions, config, jobs=jobs, engine=engine, scheduler=scheduler):
+    total = _SummaryTotal()
+    for result in engines.stream(analyze_session, sessions, config, jobs=jobs, engine=engine, scheduler=scheduler,
+                                 on_failure=on_failure):
         analysis = Analysis.model_validate(result)
         for finding in analysis.findings:
             on_finding(finding)
         for record in analysis.calls if on_call is not None else ():
             on_call(record)
-        summaries.append(analysis.summary)
+        total.add(analysis.summary)
     # each session named its agents itself: none is left to name across sessions
-    return Analysis(summary=summaries[0] if len(summaries) == 1 else _join_summaries(summaries))
+    return Analysis(summary=total.summary())
 
 
 def analyze_sessions(sessions: list[list[str]], config: Config | None = None, *, jobs: int | None = None,
@@ -79,22 +83,49 @@ def join(analyses: list[Analysis]) -> Analysis:
 
 
 def _join_summaries(summaries: list[Summary]) -> Summary:
-    """Field by field, by the kind of value: lists concatenate, counts add, seconds add."""
-    joined = {}
-    for name in Summary.model_fields:
-        values = [getattr(summary, name) for summary in summaries]
-        present = [value for value in values if value is not None]
-        if not present:
-            joined[name] = None
-        elif isinstance(present[0], list):
-            joined[name] = [item for value in present for item in value]
-        elif isinstance(present[0], dict):
-            total: Counter = Counter()
-            for value in present:
-                total.update(value)
-            joined[name] = dict(total)
-        elif isinstance(present[0], float):
-            joined[name] = round(sum(present), 6)
-        else:
-            joined[name] = sum(present)
-    return Summary(**joined)
+    total = _SummaryTotal()
+    for summary in summaries:
+        total.add(summary)
+    return total.summary()
+
+
+class _SummaryTotal:
+    """Sessions' summaries added up as they come, field by field, by the kind of value: lists
+    concatenate, counts add, seconds add. One session's summary is itself."""
+
+    def __init__(self) -> None:
+        self.values: dict = {}
+        self.first: Summary | None = None
+        self.count = 0
+
+    def add(self, summary: Summary) -> None:
+        self.count += 1
+        if self.first is None:
+            self.first = summary
+        for name in Summary.model_fields:
+            value, joined = getattr(summary, name), self.values.get(name)
+            if value is None:
+                continue
+            if joined is None:
+                joined = self.values[name] = list(value) if isinstance(value, list) else \
+                    Counter(value) if isinstance(value, dict) else value
+            elif isinstance(joined, list):
+                joined += value
+            elif isinstance(joined, Counter):
+                joined.update(value)
+            else:
+                self.values[name] = joined + value
+
+    def summary(self) -> Summary:
+        if self.count == 0:  # no session could be read: nothing found in nothing
+            return Summary(files=[], exchanges=0, calls_by_operation={}, errors=0, streams=0, findings_by_rule={},
+                           findings_by_severity={}, wasted_round_trips=0)
+        if self.count == 1:
+            return self.first
+        values = {name: self.values.get(name) for name in Summary.model_fields}
+        for name, value in values.items():
+            if isinstance(value, Counter):
+                values[name] = dict(value)
+            elif isinstance(value, float):
+                values[name] = round(value, 6)
+        return Summary(**values)

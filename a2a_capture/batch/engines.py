@@ -10,6 +10,7 @@ failing session in order decides the error, as it would in a serial run.
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -49,26 +50,31 @@ def run(function: Callable[..., Any], items: Sequence[Any], *args: Any, jobs: in
 
 
 def stream(function: Callable[..., Any], items: Sequence[Any], *args: Any, jobs: int | None = None,
-           engine: Engine = "local", scheduler: str | None = None) -> Iterator[Any]:
+           engine: Engine = "local", scheduler: str | None = None,
+           on_failure: Callable[[str], None] | None = None) -> Iterator[Any]:
     """As ``run``, each result handed over in order as soon as it is there, so a caller that
-    writes it out need not hold them all; the first ``Failed`` raises when its turn comes."""
+    writes it out need not hold them all; the first ``Failed`` raises when its turn comes, or,
+    with ``on_failure``, each failed item's message goes there and the others go on."""
     if engine == "dask":
-        results = _dask(function, items, args, jobs, scheduler)
+        results = _dask(function, items, args, jobs or cores(), scheduler)
     else:
-        results = _local(function, items, args, jobs or cores())
+        results = _local(function, items, args, jobs or cores(), stop=on_failure is None)
     for result in results:
-        if isinstance(result, Failed):
+        if not isinstance(result, Failed):
+            yield result
+        elif on_failure is None:
             raise A2ACaptureError(result.message)
-        yield result
+        else:
+            on_failure(result.message)
 
 
-def _local(function, items, args, jobs: int) -> Iterator[Any]:
+def _local(function, items, args, jobs: int, stop: bool) -> Iterator[Any]:
     jobs = max(1, min(jobs, len(items)))
     if jobs == 1:
         for item in items:
             result = guarded(function, item, *args)
             yield result
-            if isinstance(result, Failed):
+            if stop and isinstance(result, Failed):
                 return  # a serial run stops at the first bad session
         return
     from concurrent.futures import ProcessPoolExecutor
@@ -80,25 +86,33 @@ def _local(function, items, args, jobs: int) -> Iterator[Any]:
                             chunksize=chunk)
 
 
-def _dask(function, items, args, jobs: int | None, scheduler: str | None) -> list[Any]:
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise A2ACaptureError("--engine dask needs Dask distributed: pip install 'a2a-capture[dask]'") from None
-    if scheduler:
-        try:
-            client = Client(scheduler)  # waits distributed.comm.timeouts.connect (30 s)
-        except OSError as error:
-            raise A2ACaptureError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({error})") from None
-        with client:
-            return _dask_map(client, function, items, args)
-    # no scheduler given: Dask's own local cluster, one single-threaded worker process per job
-    with LocalCluster(n_workers=jobs or cores(), threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        return _dask_map(client, function, items, args)
+#: items submitted to a Dask cluster ahead of the one whose result is handed over next, per
+#: worker thread: enough to keep every thread busy past a slow item, few enough that the results
+#: waiting their turn (kept on the workers) stay a small, fixed amount
+AHEAD_PER_THREAD = 8
 
 
-def _dask_map(client, function, items, args) -> list[Any]:
-    futures = client.map(guarded, [function] * len(items), items, *([arg] * len(items) for arg in args),
-                         pure=False)
-    return client.gather(futures)
+def _dask(function, items, args, jobs: int, scheduler: str | None) -> Iterator[Any]:
+    from a2a_capture.batch import schedulers
+
+    with schedulers.client(scheduler, jobs) as client:
+        ahead = AHEAD_PER_THREAD * max(1, sum(client.nthreads().values()))
+        yield from _in_order(client, function, items, args, ahead)
+
+
+def _in_order(client, function, items, args, ahead: int) -> Iterator[Any]:
+    """Results in the items' order, at most ``ahead`` items submitted and not yet handed over:
+    this process holds only their futures and fetches each result when its turn comes, so its
+    memory stays flat however many items there are."""
+    pending: deque = deque()
+    submitted = 0
+    while pending or submitted < len(items):
+        if len(pending) <= ahead // 2 and submitted < len(items):  # topped up in batches: one message each
+            batch = items[submitted:submitted + ahead - len(pending)]
+            pending += client.map(guarded, [function] * len(batch), batch, *([arg] * len(batch) for arg in args),
+                                  pure=False)
+            submitted += len(batch)
+        head = pending.popleft()
+        result = head.result()
+        head.release()
+        yield result

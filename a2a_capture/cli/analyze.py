@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from a2a_capture.cli.base import main
+from a2a_capture.cli.base import USAGE_ERROR, main, show_error
 from a2a_capture.cli.sessions import session_options
 from a2a_capture.cli.types import FAIL_ON, Format
 from a2a_capture.errors import Output, require_exchanges
@@ -43,7 +43,7 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
     configuration = settings.load().merged(select, ignore)
     allow_empty = allow_empty or fail_on == "never"
     rules = [rule.id for rule in configuration.active("")]
-    failing = False
+    failing, unreadable = False, 0
     with Output(output) as out:  # findings written as they are found: memory stays flat
         writer = machine.writer_for(output_format, out, fail_on, rules, streamed=True)
 
@@ -52,10 +52,16 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
             writer.finding(finding)
             failing = failing or machine.at_or_above(finding, fail_on)
 
-        analysis = analyze_many(files, configuration, on_finding=found,
+        def failed(message: str) -> None:  # one session of many: the others are still analyzed
+            nonlocal unreadable
+            show_error(message)
+            unreadable += 1
+
+        analysis = analyze_many(files, configuration, on_finding=found, on_failure=failed,
                                 on_call=writer.call if output_format == "json" else None, **sessions)
-        require_exchanges(analysis, files, allow_empty)
+        if not unreadable:
+            require_exchanges(analysis, files, allow_empty)
         writer.end(analysis)
     if output and output_format != "text":
         click.echo(machine.summary_lines(analysis)[-1], err=True)
-    sys.exit(1 if failing else 0)
+    sys.exit(USAGE_ERROR if unreadable else 1 if failing else 0)

@@ -51,7 +51,7 @@ class _Group(click.Group):
         except click.UsageError as error:
             raise _one_line(error) from None
         except A2ACaptureError as error:
-            click.echo(f"a2a-capture: error: {escape_line_breaks(str(error))}", err=True)
+            show_error(str(error))
             sys.exit(USAGE_ERROR)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
@@ -72,6 +72,11 @@ class _Group(click.Group):
 @click.version_option(__version__, prog_name="a2a-capture")
 def main() -> None:
     """Record, read and analyze A2A traffic in .http capture files."""
+
+
+def show_error(message: str) -> None:
+    """One of the tool's errors, as one line on stderr."""
+    click.echo(f"a2a-capture: error: {escape_line_breaks(message)}", err=True)
 
 
 def verdict(verdict) -> None:

@@ -6,6 +6,9 @@ import functools
 
 import click
 
+from a2a_capture.batch import schedulers
+from a2a_capture.cli.types import SCHEDULER
+
 
 def session_options(default: str = "all"):
     """--each-file / --each-folder, --jobs, --engine and --scheduler, passed on as ``sessions``."""
@@ -20,8 +23,9 @@ def session_options(default: str = "all"):
                       help="Analyze independent sessions in N processes (default: every core).")
         @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
                       help="local: processes on this machine; dask: a Dask distributed cluster.")
-        @click.option("--scheduler", metavar="ADDRESS",
-                      help="The Dask scheduler, such as tcp://10.0.0.5:8786 (default: a local cluster).")
+        @click.option("--scheduler", type=SCHEDULER, metavar="ADDRESS|processes|threads",
+                      help=f"The Dask scheduler's address, such as {schedulers.EXAMPLE}; or a cluster started "
+                           "here: processes (the default), or threads in this process.")
         @functools.wraps(command)
         def wrapper(*args, grouping, jobs, engine, scheduler, **kwargs):
             if scheduler and engine != "dask":

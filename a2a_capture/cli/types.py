@@ -8,6 +8,7 @@ import re
 import click
 
 from a2a_capture import address
+from a2a_capture.batch import schedulers
 from a2a_capture.record.runner import Listener
 
 #: old spellings of --format values, still accepted everywhere (and hidden from help):
@@ -108,10 +109,23 @@ class Duration(click.ParamType):
         return float(found[1]) * _SECONDS_PER[found[2]]
 
 
+class Scheduler(click.ParamType):
+    """A Dask scheduler's address (tcp://HOST:PORT, …), or the name of a cluster to start here."""
+
+    name = "scheduler"
+
+    def convert(self, value, param, ctx):
+        try:
+            return schedulers.scheduler(value)
+        except schedulers.SchedulerError as error:
+            self.fail(str(error), param, ctx)
+
+
 #: the types the commands share
 LISTEN = Named(HostPort())
 URL = Url()
 SECONDS = Duration()
+SCHEDULER = Scheduler()
 SPEED = click.FloatRange(min=0, min_open=True)
 #: --fail-on: the least severe finding that fails (never: none does)
 FAIL_ON = click.Choice(["error", "warning", "info", "never"])
