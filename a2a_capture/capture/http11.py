@@ -11,11 +11,13 @@ the result of parsing a head is remembered by its bytes: h11 sees every distinct
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import h11
 
-from a2a_capture.capture.models import CUT_MARK, Request, Response
+from a2a_capture.capture import grpc
+from a2a_capture.capture.models import CUT_MARK, Request, Response, built
 from a2a_capture.capture.syntax import HEADER_LINE, REQUEST_LINE, STATUS_LINE
 
 _CUT = CUT_MARK.encode()
@@ -28,53 +30,138 @@ _CACHE_SIZE = 4096
 #: (what was expected, line offset within the head, what was found) -> exception
 Fail = Callable[[str, int, str | None], Exception]
 
-_heads: dict[tuple, tuple] = {}
+_VOLATILE_LINE = re.compile(rb"^(?:content-length|transfer-encoding|date):(.*)$", re.IGNORECASE | re.MULTILINE)
+
+_shapes: dict[bytes, Shape] = {}
 _checked: set[bytes] = set()
 
 
-def parse_request(lines: list[bytes], body: bytes, fail: Fail) -> Request:
-    """Parse a request head (lines without line ends) and its framed body."""
-    (method, target, version, cuts), headers = _remembered(b"request", lines, body, fail, _parse_request_head)
-    return Request(method=method, target=target, http_version=version, body=body, head_cuts=list(cuts),
-                   headers=headers)
+class Shape:
+    """What every head of one shape shares: the facts that frame its body, known before it is
+    parsed, and (once h11 has parsed one) its parse.
+
+    A head's shape is the head with the values of its volatile headers taken out: framing
+    headers are the file's business, and `Date` changes every second; the rest of a recorded
+    session's heads repeat, so their facts and parse are worked out once.
+    """
+
+    __slots__ = ("chunked", "content_type", "event_stream", "grpc", "lengths", "odd", "parsed")
+
+    def __init__(self, head: bytes) -> None:
+        lines = head.split(b"\n")
+        self.content_type = head_facts(lines)[0]  # content types are never volatile
+        self.chunked = self.odd = False
+        lengths: list[int] = []
+        slot = 0
+        for line in lines[1:]:
+            name, colon, _ = line.partition(b":")
+            volatile = bool(colon) and name.lower() in _VOLATILE
+            if line[:1] in b"CcTt \t":  # as head_facts reads names
+                known = name.strip().lower()
+                if known == b"transfer-encoding":
+                    self.chunked = True
+                elif known == b"content-length" and volatile:
+                    lengths.append(slot)
+                elif known == b"content-length":  # spaces around the name: h11 refuses the head later
+                    self.odd = True
+            slot += volatile
+        self.lengths = tuple(lengths)
+        self.event_stream = is_event_stream(self.content_type)
+        self.grpc = self.content_type is not None and grpc.is_grpc_type(self.content_type)
+        self.parsed: tuple | None = None
+
+    def length(self, values: list[bytes], head: bytes) -> int | None:
+        """The Content-Length that frames the body: None when there is none, or when a
+        Transfer-Encoding says the length is not the framing."""
+        if self.odd:
+            return head_facts(head.split(b"\n"))[1]
+        if self.chunked:
+            return None
+        length = None
+        for slot in self.lengths:
+            value = values[slot]
+            if value.isdigit() and len(value) <= 15:
+                length = int(value)
+        return length
 
 
-def parse_response(lines: list[bytes], body: bytes, fail: Fail) -> Response:
-    """Parse a response head (lines without line ends) and its framed body."""
-    (status, reason, version, cuts), headers = _remembered(b"response", lines, body, fail, _parse_response_head)
+def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
+    """The shape of a ``kind`` (b"request" or b"response") head, its lines joined by LF, and
+    the values of its volatile headers."""
+    pieces = [kind]
+    values: list[bytes] = []
+    at = 0
+    for match in _VOLATILE_LINE.finditer(head, head.find(b"\n") + 1 or len(head)):
+        pieces.append(head[at:match.start(1)])
+        values.append(match.group(1).strip())
+        at = match.end(1)
+    pieces.append(head[at:])
+    key = b"".join(pieces)
+    found = _shapes.get(key)
+    if found is None:
+        if len(_shapes) >= _CACHE_SIZE:
+            _shapes.clear()
+        found = _shapes[key] = Shape(head)
+    return found, values
+
+
+def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Request:
+    """Parse a request head (lines joined by LF) of this shape, with its framed body."""
+    (method, target, version, cuts), headers = _parsed(shape, values, head, body, fail, _parse_request_head)
+    return built(Request, {"headers": headers, "body": body, "http_version": version, "head_cuts": list(cuts),
+                           "grpc_views": [], "method": method, "target": target})
+
+
+def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Response:
+    """Parse a response head (lines joined by LF) of this shape, with its framed body."""
+    (status, reason, version, cuts), headers = _parsed(shape, values, head, body, fail, _parse_response_head)
     if body and (status < 200 or status in _NO_BODY_STATUS):
         raise fail(f"no body after a {status} response", 0, f"{len(body)} bytes of body")
-    return Response(status=status, reason=reason, http_version=version, body=body, head_cuts=list(cuts),
-                    headers=headers)
+    return built(Response, {"headers": headers, "body": body, "http_version": version, "head_cuts": list(cuts),
+                            "grpc_views": [], "status": status, "reason": reason, "event_times": [],
+                            "event_notes": {}, "trailers": [], "grpc_status_view": None})
 
 
-def _remembered(kind: bytes, lines: list[bytes], body: bytes, fail: Fail, parse_head) -> tuple:
+def _parsed(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail, parse_head) -> tuple:
     """The parse of a head of this shape (made now if new), and this head's own headers."""
-    key, values = _shape(kind, lines)
-    parsed = _heads.get(key)
+    parsed = shape.parsed
     if parsed is None:
-        parsed = _remember(key, parse_head(lines, body, fail))
+        start, headers = parse_head(head.split(b"\n"), body, fail)
+        volatile = tuple(i for i, (name, _) in enumerate(headers) if name.lower().encode() in _VOLATILE)
+        parsed = shape.parsed = (start, headers, volatile)
     start, headers, volatile = parsed
     return start, _with_values(headers, volatile, values, fail)
 
 
-def _shape(kind: bytes, lines: list[bytes]) -> tuple[tuple, list[bytes]]:
-    """A head with the values of its volatile headers taken out, and those values.
+def head_facts(head: list[bytes]) -> tuple[bytes | None, int | None]:
+    """A head's first Content-Type value, and the Content-Length that frames its body (None
+    when there is none, or when a Transfer-Encoding says the length is not the framing)."""
+    content_type = length = None
+    for line in head[1:]:
+        if line[:1] not in b"CcTt \t":  # none of the three names (h11 refuses a name after spaces)
+            continue
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"content-type":
+            if content_type is None:
+                content_type = value
+        elif name == b"transfer-encoding":
+            return content_type if content_type is not None else _first_type(head), None
+        elif name == b"content-length" and value.strip().isdigit() and len(value.strip()) <= 15:
+            length = int(value.strip())
+    return content_type, length
 
-    Framing headers are the file's business, and `Date` changes every second; the rest of
-    a recorded session's heads repeat, so their parse can be remembered.
-    """
-    key: list[bytes] = [kind, lines[0]]
-    values: list[bytes] = []
-    for line in lines[1:]:
-        if line[:1] in b"CcTtDd":
-            name, colon, value = line.partition(b":")
-            if colon and name.lower() in _VOLATILE:
-                key.append(name)
-                values.append(value.strip())
-                continue
-        key.append(line)
-    return tuple(key), values
+
+def _first_type(head: list[bytes]) -> bytes | None:
+    for line in head[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-type":
+            return value
+    return None
+
+
+def is_event_stream(content_type: bytes | None) -> bool:
+    return content_type is not None and content_type.split(b";")[0].strip().lower() == b"text/event-stream"
 
 
 def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fail) -> list[tuple[str, str]]:
@@ -100,16 +187,6 @@ def _check_value(name: str, value: bytes, fail: Fail) -> None:
     if len(_checked) >= _CACHE_SIZE:
         _checked.clear()
     _checked.add(value)
-
-
-def _remember(key: tuple, parsed: tuple) -> tuple:
-    """Keep (start-line facts, headers, positions of volatile headers) for this shape."""
-    if len(_heads) >= _CACHE_SIZE:
-        _heads.clear()
-    start, headers = parsed
-    volatile = tuple(i for i, (name, _) in enumerate(headers) if name.lower().encode() in _VOLATILE)
-    _heads[key] = (start, headers, volatile)
-    return _heads[key]
 
 
 def _parse_request_head(lines: list[bytes], body: bytes, fail: Fail) -> tuple:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from a2a_capture.capture import grpc, http11, syntax
-from a2a_capture.capture.models import _CUT_BYTES, Capture, Exchange, ExchangeMeta, Request, Response
+from a2a_capture.capture.models import _CUT_BYTES, Capture, Exchange, ExchangeMeta, Request, Response, built
 from a2a_capture.errors import CaptureFormatError
 
 _CHUNK = 1 << 20
@@ -29,6 +29,8 @@ _LATE_FRAMES = re.compile(syntax._FRAME_START)
 #: the pragmas, notes and blank lines between a block header and its request
 _PREAMBLE_RUN = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\r?\n|\r?\n)*")
 _BLANK_LINE = re.compile(rb"(?:\A|\n)\r?\n")
+#: the pragmas a recorder writes first, in its order (line ends inside a value are left to the loop)
+_USUAL_PRAGMAS = re.compile(rb"#@ start:([^\r\n]*)\n#@ end:([^\r\n]*)\n#@ client:([^\r\n]*)\n#@ server:([^\r\n]*)\n")
 
 
 class _Source:
@@ -146,7 +148,7 @@ class _Preamble:
     """What stands between a block header and its request."""
 
     def __init__(self) -> None:
-        self.meta = ExchangeMeta()
+        self.meta: ExchangeMeta | None = None
         self.framing: dict[str, _Framing] = {}
         self.times: list[float | None] = []
         self.notes: list[str] = []
@@ -224,21 +226,12 @@ class CaptureReader:
             response, trailing = self._read_response(preamble)
         elif line and not syntax.BLOCK_HEADER.match(line):
             raise self._error("a status line (HTTP/1.1 200 OK) or the next block", found=line)
-        exchange = Exchange(
-            number=int(number),
-            title=_text(title or b""),
-            webhook=bool(webhook),
-            notes=preamble.notes,
-            request=request,
-            response_notes=response_notes,
-            response=response,
-            trailing_notes=trailing,
-            late_stream=None,
-            late_body=b"",
-            late_event_notes={},
-            meta=preamble.meta,
-            line=start_line,
-        )
+        exchange = built(Exchange, {
+            "number": int(number), "title": _text(title or b""), "webhook": bool(webhook), "notes": preamble.notes,
+            "request": request, "response_notes": response_notes, "response": response, "late_stream": None,
+            "late_body": b"", "late_event_notes": {}, "trailing_notes": trailing, "meta": preamble.meta,
+            "line": start_line,
+        })
         self._read_tail(exchange)
         if response is not None and response.is_event_stream and not webhook:
             self._last_stream = exchange.number
@@ -283,40 +276,43 @@ class CaptureReader:
             preamble = self._preamble(run, self._source.line + 1)
         except CaptureFormatError:
             return None
-        found = _common_message(buf, at, eof, preamble.framing.get("request-body"), _unframed_request_body)
+        found = _common_message(buf, at, eof, b"request", preamble.framing.get("request-body"),
+                                _unframed_request_body)
         if not isinstance(found, tuple):
             return found
-        head, _, body, at = found
+        head, shape, values, body, at = found
         while buf.startswith(b"\n", at):  # blank lines before the response
             at += 1
         if at == size:
             return None if eof else _MORE
         try:
-            request = http11.parse_request(head, body, self._head_failure(request_line))
+            request = http11.parse_request(shape, values, head, body, self._head_failure(request_line))
         except CaptureFormatError:
             return None
-        found = _common_message(buf, at, eof, preamble.framing.get("response-body"), _no_response_body)
+        found = _common_message(buf, at, eof, b"response", preamble.framing.get("response-body"),
+                                _no_response_body)
         if not isinstance(found, tuple):
             return found
-        response_head, content_type, body, at = found
-        if syntax.STATUS_LINE.match(response_head[0]) is None:
+        head, shape, values, body, at = found
+        line_end = head.find(b"\n")
+        if syntax.STATUS_LINE.match(head, 0, line_end if line_end >= 0 else len(head)) is None:
             return None
         next_header = _common_next_block(buf, at, eof)
         if next_header is not True:
             return next_header
         try:
-            response = http11.parse_response(response_head, body, self._head_failure(request_line))
+            response = http11.parse_response(shape, values, head, body, self._head_failure(request_line))
         except CaptureFormatError:
             return None
         if preamble.times:
             response.event_times = preamble.times
         webhook, number, title = header.groups()
-        exchange = Exchange(
-            number=int(number), title=_text(title or b""), webhook=bool(webhook), notes=preamble.notes,
-            request=request, response_notes=[], response=response, trailing_notes=[], late_stream=None,
-            late_body=b"", late_event_notes={}, meta=preamble.meta, line=self._source.line,
-        )
-        return exchange, at, _is_event_stream(content_type)
+        exchange = built(Exchange, {
+            "number": int(number), "title": _text(title or b""), "webhook": bool(webhook), "notes": preamble.notes,
+            "request": request, "response_notes": [], "response": response, "late_stream": None, "late_body": b"",
+            "late_event_notes": {}, "trailing_notes": [], "meta": preamble.meta, "line": self._source.line,
+        })
+        return exchange, at, shape.event_stream
 
     def _read_block_preamble(self) -> _Preamble:
         first_line = self._source.line
@@ -324,7 +320,13 @@ class CaptureReader:
 
     def _preamble(self, run: bytes, first_line: int) -> _Preamble:
         """The pragmas and notes of a block's preamble (``run``, from line ``first_line``)."""
-        values: dict = {"redacted": [], "extra": []}
+        usual = _USUAL_PRAGMAS.match(run)
+        if usual is None:
+            values: dict = {"start": None, "end": None, "client": None, "server": None, "redacted": [], "extra": []}
+        else:  # what a recorder writes first, in one match
+            start, end, client, server = (_text(value).strip() for value in usual.groups())
+            values = {"start": start, "end": end, "client": client, "server": server, "redacted": [], "extra": []}
+            run, first_line = run[usual.end():], first_line + 4
         preamble = _Preamble()
         for offset, line in enumerate(run.splitlines()):
             if not line.startswith(b"#@"):
@@ -350,7 +352,7 @@ class CaptureReader:
                 preamble.times = self._event_times(value, first_line + offset)
             else:
                 values["extra"].append((key, value))
-        preamble.meta = ExchangeMeta(**values)
+        preamble.meta = built(ExchangeMeta, values)
         return preamble
 
     def _body_framing(self, value: str, line: int) -> tuple[int, bool, int]:
@@ -386,50 +388,52 @@ class CaptureReader:
 
     # -- messages ----------------------------------------------------------------------
 
-    def _read_head(self, what: str) -> tuple[list[bytes], int]:
+    def _read_head(self, what: str) -> tuple[bytes, int]:
+        """The head's lines joined by LF (whatever line ends the file uses), and its first line."""
         source = self._source
         first_line = source.line
         lines = source.take_head().splitlines()
         if not lines:
             raise self._error(what, line=first_line, found="the end of the file")
-        return lines, first_line
+        return b"\n".join(lines), first_line
 
     def _read_request(self, framing: _Framing | None) -> Request:
-        lines, first_line = self._read_head("a request line (METHOD target HTTP/1.1)")
-        content_type, length = _head_facts(lines)
+        head, first_line = self._read_head("a request line (METHOD target HTTP/1.1)")
+        shape, values = http11.shape(b"request", head)
         views: list[list[str]] = []
-        if framing is None and _is_grpc(content_type):
+        if framing is None and shape.grpc:
             body, views = self._read_grpc_messages()
         else:
-            body, _ = self._read_body(length, framing, syntax.REQUEST_BODY_EMPTY, syntax.REQUEST_BODY_END)
-        request = http11.parse_request(lines, body, self._head_failure(first_line))
+            body, _ = self._read_body(shape.length(values, head), framing, syntax.REQUEST_BODY_EMPTY,
+                                      syntax.REQUEST_BODY_END)
+        request = http11.parse_request(shape, values, head, body, self._head_failure(first_line))
         request.grpc_views = views
         return request
 
     def _read_response(self, preamble: _Preamble) -> tuple[Response, list[str]]:
         """The response, and the notes a stream shows after its last frame."""
         framing = preamble.framing.get("response-body")
-        lines, first_line = self._read_head("a status line (HTTP/1.1 200 OK)")
-        content_type, length = _head_facts(lines)
-        stream = _is_event_stream(content_type)
+        head, first_line = self._read_head("a status line (HTTP/1.1 200 OK)")
+        shape, values = http11.shape(b"response", head)
+        stream = shape.event_stream
         if stream:
             empty, end = syntax.STREAM_BODY_EMPTY, syntax.STREAM_BODY_END
         elif self._last_stream is not None:
             empty, end = syntax.RESPONSE_BODY_EMPTY_BEFORE_FRAMES, syntax.RESPONSE_BODY_END_BEFORE_FRAMES
         else:
             empty, end = syntax.RESPONSE_BODY_EMPTY, syntax.RESPONSE_BODY_END
-        is_grpc = _is_grpc(content_type)
+        is_grpc = shape.grpc
         views: list[list[str]] = []
         if framing is None and is_grpc:
             body, views = self._read_grpc_messages()
             exact = True
         else:
-            body, exact = self._read_body(length, framing, empty, end)
+            body, exact = self._read_body(shape.length(values, head), framing, empty, end)
         notes: dict[int, list[str]] = {}
         trailing: list[str] = []
         if stream and not exact:
             body, notes, trailing = _split_notes(body)
-        response = http11.parse_response(lines, body, self._head_failure(first_line))
+        response = http11.parse_response(shape, values, head, body, self._head_failure(first_line))
         response.event_times = preamble.times
         response.event_notes = notes
         response.grpc_views = views
@@ -670,15 +674,15 @@ _COMMON_PREAMBLE = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\n)*")
 
 
 def _common_head(buf: bytes, at: int, eof: bool):
-    """The lines of a head at ``at`` (up to a blank line), None when it is not a plain one
-    (CRLF, a cut, a blank line first), or ``_MORE``."""
+    """The head at ``at`` (its lines, up to a blank line) and where it ends, None when it is
+    not a plain one (CRLF, a cut, a blank line first), or ``_MORE``."""
     stop = buf.find(b"\n\n", at)
     if stop < 0:
         return None if eof else _MORE
     head = buf[at:stop]
     if not head or b"\r" in head or _CUT_BYTES in head:
         return None
-    return head.split(b"\n")
+    return head, stop + 2
 
 
 def _common_framing(framing: _Framing | None, length: int | None) -> int | None:
@@ -706,22 +710,23 @@ def _exact_end(buf: bytes, at: int, length: int, eof: bool):
     return end
 
 
-def _common_message(buf: bytes, at: int, eof: bool, framing: _Framing | None, unframed):
-    """A head at ``at`` and its body, framed by ``framing`` or its Content-Length, else read by
-    ``unframed``: (head lines, content type, body, where what follows starts), None or ``_MORE``."""
-    head = _common_head(buf, at, eof)
-    if not isinstance(head, list):
-        return head
-    at += sum(map(len, head)) + len(head) + 1
-    content_type, length = _head_facts(head)
-    if _is_grpc(content_type):
+def _common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: _Framing | None, unframed):
+    """A ``kind`` (b"request", b"response") head at ``at`` and its body, framed by ``framing`` or
+    its Content-Length, else read by ``unframed``: (head, its shape and volatile values, body,
+    where what follows starts), None or ``_MORE``."""
+    found = _common_head(buf, at, eof)
+    if not isinstance(found, tuple):
+        return found
+    head, at = found
+    shape, values = http11.shape(kind, head)
+    if shape.grpc:
         return None
-    framed = _common_framing(framing, length)
+    framed = _common_framing(framing, shape.length(values, head))
     if framed is None:
         found = unframed(buf, at, eof)
-        return (head, content_type, *found) if isinstance(found, tuple) else found
+        return (head, shape, values, *found) if isinstance(found, tuple) else found
     body_end = _exact_end(buf, at, framed, eof)
-    return (head, content_type, buf[at:at + framed], body_end) if isinstance(body_end, int) else body_end
+    return (head, shape, values, buf[at:at + framed], body_end) if isinstance(body_end, int) else body_end
 
 
 def _no_response_body(buf: bytes, at: int, eof: bool) -> tuple[bytes, int]:
@@ -761,41 +766,6 @@ def _common_next_block(buf: bytes, at: int, eof: bool):
     if syntax.BLOCK_HEADER.match(buf, at, end) is None or buf[end - 1] == _CR:
         return None
     return True
-
-
-def _head_facts(head: list[bytes]) -> tuple[bytes | None, int | None]:
-    """A head's first Content-Type value, and the Content-Length that frames its body (None
-    when there is none, or when a Transfer-Encoding says the length is not the framing)."""
-    content_type = length = None
-    for line in head[1:]:
-        if line[:1] not in b"CcTt \t":  # none of the three names (h11 refuses a name after spaces)
-            continue
-        name, _, value = line.partition(b":")
-        name = name.strip().lower()
-        if name == b"content-type":
-            if content_type is None:
-                content_type = value
-        elif name == b"transfer-encoding":
-            return content_type if content_type is not None else _first_type(head), None
-        elif name == b"content-length" and value.strip().isdigit() and len(value.strip()) <= 15:
-            length = int(value.strip())
-    return content_type, length
-
-
-def _first_type(head: list[bytes]) -> bytes | None:
-    for line in head[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-type":
-            return value
-    return None
-
-
-def _is_event_stream(content_type: bytes | None) -> bool:
-    return content_type is not None and content_type.split(b";")[0].strip().lower() == b"text/event-stream"
-
-
-def _is_grpc(content_type: bytes | None) -> bool:
-    return content_type is not None and b"grpc" in content_type.lower() and grpc.is_grpc_type(content_type)
 
 
 def _text(value: bytes) -> str:
