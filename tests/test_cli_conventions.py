@@ -4,6 +4,7 @@ old spellings still work, and every usage mistake is one line of the same shape 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -209,6 +210,16 @@ def test_report_format_md_is_markdown(tmp_path):
         assert run("report", CAPTURE, "-o", str(tmp_path / name), "--format", name).returncode == 0
     assert (tmp_path / "md").read_text() == (tmp_path / "markdown").read_text()
     assert (tmp_path / "md").read_text().startswith("# ")
+
+
+def test_convert_names_a_mitmproxy_flow_file_mitm_or_flow(tmp_path):
+    for name in ("mitm", "flow"):  # suffixes that tell nothing: only --from/--to say what the files are
+        assert run("convert", CAPTURE, "--to", name, "-o", str(tmp_path / f"{name}.out")).returncode == 0
+        result = run("convert", str(tmp_path / f"{name}.out"), "--from", name, "-o", str(tmp_path / f"{name}.http"))
+        assert result.returncode == 0, result.stderr
+    assert (tmp_path / "flow.http").read_bytes() == (tmp_path / "mitm.http").read_bytes() == Path(CAPTURE).read_bytes()
+    assert "also called flow" in " ".join(run("convert", "--help").stdout.decode().split())
+    assert "| `flow` | `mitm` | `convert --from`, `--to` |" in (ROOT / "docs" / "cli.md").read_text()
 
 
 def test_help_names_only_the_canonical_spellings():

@@ -6,15 +6,20 @@ import click
 
 from a2a_capture.cli.base import main
 from a2a_capture.cli.options import redact_option
+from a2a_capture.cli.types import CONVERT_ALIASES, Aliased
+
+#: the formats convert reads and writes, as --from/--to name them
+KINDS = ("http", "har", "mitm")
 
 
 @main.command("convert")
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The file to write.")
-@click.option("--from", "source_kind", type=click.Choice(["http", "har", "mitm"]),
-              help="The input's format (default: from its suffix: .http, .har, .mitm/.flow).")
-@click.option("--to", "target_kind", type=click.Choice(["http", "har", "mitm"]),
-              help="The output's format (default: from its suffix).")
+@click.option("--from", "source_kind", type=Aliased(KINDS, CONVERT_ALIASES),
+              help="The input's format: http, har, or mitm (also called flow) for a mitmproxy flow file "
+                   "(default: from its suffix: .http, .har, .mitm/.flow).")
+@click.option("--to", "target_kind", type=Aliased(KINDS, CONVERT_ALIASES),
+              help="The output's format, named as --from's (default: from its suffix).")
 @redact_option(default=None, help="Mask credentials as the recorder masks them (by default: those of a HAR or flow "
                                    "file; a capture is kept as it is); --no-redact keeps them in clear.")
 def convert_command(source, output, source_kind, target_kind, redact):

@@ -14,22 +14,33 @@ from a2a_capture.record.runner import Listener
 #: old spellings of --format values, still accepted everywhere (and hidden from help):
 #: `table` was `show`'s and `rules`' name for text, `md` was `report`'s for markdown
 FORMAT_ALIASES = {"table": "text", "md": "markdown"}
+#: convert's --from/--to: a mitmproxy flow file is as often called a flow file (its usual suffix)
+CONVERT_ALIASES = {"flow": "mitm"}
 
 _DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|)\s*", re.ASCII)
 _SECONDS_PER = {"": 1.0, "s": 1.0, "ms": 0.001, "m": 60.0}
 
 
-class Format(click.Choice):
-    """A --format value from the one vocabulary (text, markdown, html, json, …); an old spelling
-    becomes its canonical name, and help and errors name only canonical ones."""
+class Aliased(click.Choice):
+    """A choice that also takes other names for its values: each becomes its canonical name,
+    and help and errors name only canonical ones."""
 
-    def __init__(self, *choices: str) -> None:
+    def __init__(self, choices, aliases: dict[str, str]) -> None:
         super().__init__(choices)
+        self.aliases = aliases
 
     def convert(self, value, param, ctx):
         if isinstance(value, str):
-            value = FORMAT_ALIASES.get(value, value)
+            value = self.aliases.get(value, value)
         return super().convert(value, param, ctx)
+
+
+class Format(Aliased):
+    """A --format value from the one vocabulary (text, markdown, html, json, …); an old spelling
+    becomes its canonical name."""
+
+    def __init__(self, *choices: str) -> None:
+        super().__init__(choices, FORMAT_ALIASES)
 
 
 class HostPort(click.ParamType):

@@ -18,7 +18,7 @@ def format_of(path: str, given: str | None) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise ConvertError(f"cannot tell the format of {path} from its suffix; give --from/--to "
-                           f"(http, har or mitm)")
+                           f"(http, har, or mitm or flow for a mitmproxy flow file)")
     return FORMATS[suffix]
 
 
