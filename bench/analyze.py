@@ -10,6 +10,15 @@ as they are found). Shapes:
 
 Each run is a fresh subprocess, so its peak memory (max RSS) is its own.
 
+Then where the time goes, each stage as a ratio to the floor (each measured as a run that stops
+after it, the modules imported before the clock starts, the difference to the run before):
+
+- read: the reader's exchanges, with SSE frames split (a2a_capture/capture/, sources.py)
+- decode: each exchange read as A2A (a2a_capture/a2a/decode.py)
+- judge: rules, session and findings, to a callback that drops them (a2a_capture/analyze/)
+- write: the text lines and summary (report/machine.py, cli/analyze.py)
+- start: importing the command's modules (in `analyze` above, not in the stages)
+
     python bench/analyze.py                 # about 100 MB per shape
     python bench/analyze.py --size-mb 5     # quicker (CI)
 """
@@ -25,6 +34,7 @@ import sys
 import tempfile
 import time
 import uuid
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -122,10 +132,62 @@ def run_analyze(path: str) -> dict:
     return {"units": 1}
 
 
+def _stage(stage: str, path: str):
+    """A run that stops after ``stage``, its modules imported already (the clock starts after)."""
+    from a2a_capture.a2a.decode import decode
+    from a2a_capture.analyze.config import Config
+    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.sources import exchanges
+
+    def read() -> dict:
+        for exchange in exchanges(path):
+            if exchange.response is not None:
+                exchange.response.events  # noqa: B018 - split the SSE frames, as decode asks
+            if exchange.late_stream is not None:
+                exchange.late_events  # noqa: B018
+        return {"units": 1}
+
+    def read_decode() -> dict:
+        for exchange in exchanges(path):
+            decode(exchange, path)
+        return {"units": 1}
+
+    def judge() -> dict:
+        analyze([path], Config(), on_finding=lambda finding: None)
+        return {"units": 1}
+
+    return {"read": read, "decode": read_decode, "judge": judge}[stage]
+
+
+def run_analyze_imports() -> dict:
+    """What `analyze` imports before it reads a byte."""
+    from a2a_capture.batch import analysis  # noqa: F401
+    from a2a_capture.cli import main  # noqa: F401
+    from a2a_capture.report import machine  # noqa: F401
+    return {"units": 1}
+
+
+STAGES = ["read", "decode", "judge"]
+
+
 def _child(mode: str, path: str, index_path: str) -> None:
-    run_child({"floor": lambda: run_baseline(path, index_path),
-               "floor-orjson": lambda: run_floor_orjson(path, index_path),
-               "analyze": lambda: run_analyze(path)}[mode])
+    if mode == "stage-start":
+        run_child(run_analyze_imports)  # nothing imported before the clock starts
+    elif mode.startswith("stage-"):
+        run_child(_stage(mode.removeprefix("stage-"), path))
+    else:
+        run_child({"floor": lambda: run_baseline(path, index_path),
+                   "floor-orjson": lambda: run_floor_orjson(path, index_path),
+                   "analyze": lambda: run_analyze(path)}[mode])
+
+
+def _stages(results: dict, floor: float, count: int) -> tuple[list[float], list[float]]:
+    """Each stage's own seconds (a run's time less the run before it), against the floor and per exchange."""
+    cumulative = [results[f"stage-{stage}"]["seconds"] for stage in STAGES]
+    start = results["stage-start"]["seconds"]
+    own = [cumulative[0], *(b - a for a, b in pairwise(cumulative)),
+           results["analyze"]["seconds"] - cumulative[-1] - start, start]
+    return [seconds / floor for seconds in own], [seconds / count * 1e6 for seconds in own]
 
 
 def _has_orjson() -> bool:
@@ -147,6 +209,8 @@ def main() -> None:
         _child(*args.child)
         return
     modes = ["floor", *(["floor-orjson"] if _has_orjson() else []), "analyze"]
+    stages = [*(f"stage-{stage}" for stage in STAGES), "stage-start"]
+    breakdown = []
     print(f"{'shape':<10} {'run':<13} {'cpu s':>8} {'MB/s':>8} {'peak MB':>8} {'vs floor':>9}")
     for shape in args.shape or sorted(SHAPES):
         with tempfile.TemporaryDirectory(prefix="a2a-bench-") as tmp:
@@ -154,13 +218,21 @@ def main() -> None:
             count = generate(shape, path, index_path, args.size_mb * 1_000_000)
             size_mb = os.path.getsize(path) / 1e6
             results = {mode: min((measure(__file__, mode, path, index_path) for _ in range(args.repeat)),
-                                 key=lambda r: r["seconds"]) for mode in modes}
+                                 key=lambda r: r["seconds"]) for mode in [*modes, *stages]}
             floor = results["floor"]["seconds"]
-            for mode, result in results.items():
+            for mode in modes:
+                result = results[mode]
                 seconds = result["seconds"]
                 print(f"{shape:<10} {mode:<13} {seconds:8.2f} {size_mb / seconds:8.1f} "
                       f"{result['max_rss_mb']:8.0f} {seconds / floor:8.2f}x")
             print(f"{shape:<10} {size_mb:.0f} MB, {count} exchanges")
+            breakdown.append((shape, _stages(results, floor, count)))
+    print()
+    print(f"{'shape':<10} " + " ".join(f"{name:>8}" for name in [*STAGES, "write", "start"])
+          + "   (seconds / floor; us per exchange below)")
+    for shape, (ratios, micros) in breakdown:
+        print(f"{shape:<10} " + " ".join(f"{ratio:7.2f}x" for ratio in ratios))
+        print(f"{'':<10} " + " ".join(f"{us:6.1f}us" for us in micros))
     print("floor: read the file and json.loads every body and SSE frame (floor-orjson: with orjson); "
           "the aim is analyze <= 5x floor, peak < 150 MB whatever the size")
 

@@ -31,7 +31,10 @@ def at_or_above(finding: Finding, threshold: str) -> bool:
     """True when a finding is as severe as ``threshold`` (error, warning, info; never: nothing)."""
     if threshold == "never":
         return False
-    return finding.severity.rank >= Severity(threshold).rank
+    return finding.severity.rank >= (_LEAST_RANK.get(threshold) or Severity(threshold).rank)  # else ValueError
+
+
+_LEAST_RANK = {severity.value: severity.rank for severity in Severity}
 
 
 class Writer:
