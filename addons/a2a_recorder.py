@@ -10,9 +10,10 @@ unless `--set a2a_redact=false`. In reverse mode every relayed agent card, where
 served, has its interface URLs pointed at the recorder (`--set a2a_rewrite_cards=false`
 turns that off), and an origin no listener fronts is noted and warned about. When mitmproxy
 stops, exchanges still in flight are written with what arrived. An agent that closes its
-connection without answering has the client's connection closed too (as the client would
-have seen talking to it directly), not answered with a 502 of mitmproxy's in its name. The
-addon never breaks the traffic it records: its own failures are logged.
+connection or resets its HTTP/2 stream without answering has the client's connection closed
+or stream reset too (as the client would have seen talking to it directly), not answered with
+a 502 of mitmproxy's in its name. The addon never breaks the traffic it records: its own
+failures are logged.
 """
 
 from __future__ import annotations
@@ -149,11 +150,11 @@ class A2ARecorder:
             flow.server_conn.state &= ~ConnectionState.CAN_WRITE
 
     def error(self, flow: http.HTTPFlow) -> None:
-        # an agent that closed its connection without answering: the client's connection is closed
-        # too, as it would have seen talking to the agent, rather than answered with mitmproxy's 502
-        hung_up = flows.agent_hung_up(flow) and flow.killable
-        self._record(flow, [], closed_like_agent=hung_up)
-        if hung_up:
+        # an agent that closed its connection or reset its stream without answering: the client
+        # sees the same, as it would have talking to the agent, rather than mitmproxy's 502
+        passed_on = flows.passed_on(flow) if flow.killable else None
+        self._record(flow, [], passed_on=passed_on)
+        if passed_on is not None:
             flow.kill()
 
     def done(self) -> None:
@@ -195,7 +196,7 @@ class A2ARecorder:
         return notes
 
     def _record(self, flow: http.HTTPFlow, notes: list[str], stopped: bool = False,
-                closed_like_agent: bool = False) -> None:
+                passed_on: str | None = None) -> None:
         open_flow = self.in_flight.pop(flow.id, None) or flows.OpenFlow(flow)
         if self.sink is None or "a2a_written" in flow.metadata:
             return
@@ -204,7 +205,7 @@ class A2ARecorder:
             exchange = flows.exchange_from_flow(flow, number, webhook=webhook, stream=open_flow.response_copy,
                                                 redactor=self.redactor, notes=notes, stopped=stopped,
                                                 request_stream=open_flow.request_copy,
-                                                closed_like_agent=closed_like_agent)
+                                                passed_on=passed_on)
             self.sink.write(exchange)
             flow.metadata["a2a_written"] = True
         except Exception:

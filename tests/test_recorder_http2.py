@@ -1,6 +1,8 @@
 """HTTP/2 recorded live: an a2a-sdk agent served over HTTP/2 with TLS and ALPN (hypercorn), an
 HTTP/2 client (httpx, http2=True), in forward and in reverse mode, with an SSE stream whose
 frames reach the client while it runs. The capture reads back as ordinary exchanges with a note.
+An agent that resets a stream (RST_STREAM) has the client's stream reset too, not answered with
+a 502 of mitmproxy's, and the capture says the agent reset it.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import ssl
 import threading
 import time
 
@@ -16,8 +19,10 @@ import httpx
 import pytest
 
 from a2a_capture.capture import read_capture
+from a2a_capture.record import notes
 from tests.agents import build_app
 from tests.live import Recorder, free_port, mitmproxy_trust, self_signed, wait_for_port
+from tests.reset_agent import FIRST_EVENT, HOW, ResetAgent
 
 pytestmark = pytest.mark.live
 
@@ -102,3 +107,65 @@ def test_http2_in_reverse_mode_with_a_tls_listener(tmp_path):
     _assert_recorded(output, card, arrivals)
     interfaces = [i["url"] for i in json.loads(card.content)["supportedInterfaces"]]
     assert interfaces == [f"https://127.0.0.1:{listen}/a2a/jsonrpc", f"https://127.0.0.1:{listen}/a2a/rest"]
+
+
+def _calls(base: str, **client) -> tuple[list[tuple], list[str]]:
+    """Two streaming calls on one HTTP/2 connection; what each got (the status and the bytes
+    that came, and the stream reset that ended it, if one did) and its HTTP version."""
+    outcomes, versions = [], []
+    with httpx.Client(http2=True, timeout=10, **client) as http:
+        for index in (1, 2):
+            request = {**STREAM, "id": index}
+            body, status = b"", None
+            try:
+                with http.stream("POST", f"{base}/a2a/jsonrpc", json=request,
+                                 headers={"A2A-Version": "1.0", "Accept": "text/event-stream"}) as response:
+                    status = response.status_code
+                    versions.append(response.http_version)
+                    for chunk in response.iter_bytes():
+                        body += chunk
+                outcomes.append((status, body, None))
+            except httpx.RemoteProtocolError as error:  # httpx names h2's StreamReset event
+                outcomes.append((status, body, str(error)))
+    return outcomes, versions
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("how", HOW)
+def test_an_agent_that_resets_a_stream_resets_the_clients_stream(tmp_path, how, mode):
+    tls = self_signed(tmp_path)
+    with ResetAgent(how, tls) as direct:
+        expected, _ = _calls(direct.url, verify=ssl.create_default_context(cafile=str(tls[1])))
+    assert expected[0][2] == "<StreamReset stream_id:1, error_code:2, remote_reset:True>"
+    assert expected[1][0] == 200
+
+    output = tmp_path / "reset.http"
+    trust = ["--set", f"confdir={tmp_path}", "--set", "ssl_insecure=true"]
+    with ResetAgent(how, tls) as upstream:
+        if mode == "reverse":
+            listen = free_port()
+            with Recorder(output, [(upstream.url, listen)], extra=trust):
+                got, versions = _calls(f"https://127.0.0.1:{listen}", verify=mitmproxy_trust(tmp_path))
+        else:
+            proxy = free_port()
+            with Recorder(output, proxy_port=proxy, extra=trust):
+                got, versions = _calls(upstream.url, proxy=f"http://127.0.0.1:{proxy}",
+                                       verify=mitmproxy_trust(tmp_path))
+    # the client's stream was reset as the agent's was (no 502 of mitmproxy's), and the connection
+    # lived on: the next call went on it, on the agent's side too
+    assert got == expected
+    assert set(versions) == {"HTTP/2"}
+    assert upstream.connections == [1, 1]
+
+    first, second = read_capture(output).exchanges
+    assert second.response.status == 200 and not second.notes[2:]
+    if how == "before-answer":
+        assert first.response is None
+        assert "error: the agent reset the stream (RST_STREAM INTERNAL_ERROR)" in first.notes
+        assert notes.RESET_LIKE_AGENT.format(passed="stream was reset too (RST_STREAM INTERNAL_ERROR)") \
+            in first.notes
+    else:  # what came before the reset is kept
+        assert first.response.status == 200 and first.response.body == FIRST_EVENT
+        assert "error: the agent reset the stream after part of the response (RST_STREAM INTERNAL_ERROR)" \
+            in first.notes
+    assert not notes.proxy_answered(first.notes), first.notes

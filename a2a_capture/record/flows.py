@@ -95,13 +95,13 @@ def _headers(fields) -> list[tuple[str, str]]:
 def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: StreamCopy | None = None,
                        redactor: Redactor | None = None, notes: list[str] | None = None,
                        request_stream: StreamCopy | None = None, stopped: bool = False,
-                       closed_like_agent: bool = False) -> Exchange:
+                       passed_on: str | None = None) -> Exchange:
     """The exchange a flow was, as the client saw it.
 
     ``request_stream`` holds a streamed request body as it arrived (all of it, or the part
     that came before the client went away); ``stopped`` says recording ended mid-flow;
-    ``closed_like_agent`` says the recorder closed the client's connection because the agent
-    closed its own without answering (see ``agent_hung_up``), so no proxy answer was sent.
+    ``passed_on`` is the note of ``passed_on``: the recorder passed an agent's failure to answer
+    on to the client as it was (a closed connection, a reset stream), so no proxy answer was sent.
     """
     request = flow.request
     notes = list(notes or [])
@@ -145,12 +145,12 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
     if stopped:
         notes.append(recorder_notes.STOPPED.format(what=_unfinished(request_complete, flow.response)))
     elif flow.error is not None:
-        notes.append(_error_note(flow.error.msg, flow.response is not None, request_complete))
+        notes.append(_error_note(flow, request_complete))
         if meta.end is None:
             meta.end = timestamp(getattr(flow.error, "timestamp", None))
-        if closed_like_agent:
-            notes.append(recorder_notes.CLOSED_LIKE_AGENT)
-        elif flow.response is None and request_complete and _proxy_answered(flow.error.msg):
+        if passed_on:
+            notes.append(passed_on)
+        elif flow.response is None and request_complete and _proxy_answered(flow):
             # mitmproxy answered in the agent's place; the capture must not pass it off as the agent's
             notes.append(recorder_notes.PROXY_ANSWERED.format(status="502 Bad Gateway"))
     meta.redacted = list(dict.fromkeys(redacted))
@@ -173,13 +173,18 @@ _ERROR_KINDS = (("errno 111", "connection refused"), ("connection refused", "con
                 ("eof", "connection closed"))
 
 
-def _error_note(message: str, partial: bool, request_complete: bool = True) -> str:
-    """Say what went wrong in plain words, naming who closed, keeping the proxy's own message."""
+def _error_note(flow, request_complete: bool = True) -> str:
+    """Say what went wrong in plain words, naming who closed, keeping the proxy's own message
+    (but for a stream reset, which mitmproxy words alike from either side)."""
+    message = flow.error.msg
     lower = message.lower()
     kind = next((name for needle, name in _ERROR_KINDS if needle in lower), "failed")
     if kind == "connection closed":
         kind = "the client closed the connection" if not request_complete else _AGENT_CLOSED
-    if partial:
+    reset = stream_reset(flow)
+    if reset is not None:
+        kind, message = f"the {'agent' if reset[1] else 'client'} reset the stream", f"RST_STREAM {reset[0]}"
+    if flow.response is not None:
         where = " after part of the response"
     elif not request_complete:
         where = " before the request was complete"
@@ -216,19 +221,57 @@ def retire_after_error(flow) -> bool:
 _HUNG_UP = tuple(needle for needle, kind in _ERROR_KINDS if kind == _AGENT_CLOSED)
 
 
-def agent_hung_up(flow) -> bool:
-    """The agent ended its connection without answering (an idle keep-alive connection it
-    closed as the request came, or a reset). A client talking to it directly would have seen
-    the connection end; mitmproxy would answer 502 in the agent's name instead."""
-    return (flow.response is None and flow.error is not None
-            and flow.error.msg.lower().startswith(_HUNG_UP))
+#: how mitmproxy (11 and 12) words an HTTP/2 RST_STREAM, whichever side sent it
+_STREAM_RESET = re.compile(r"stream reset by \w+ \((\w+)\)")
 
 
-def _proxy_answered(message: str) -> bool:
+def stream_reset(flow) -> tuple[str, bool] | None:
+    """The error code of the HTTP/2 RST_STREAM that ended a flow, and whether the agent sent it.
+
+    mitmproxy says "stream reset by client" whichever side reset, so the side is told by what
+    else is known: over an HTTP/1 client connection only the agent has a stream to reset, over
+    an HTTP/1 agent connection only the client; between two HTTP/2 peers CANCEL is taken as the
+    client's (clients cancel streams they stop waiting for; servers reset with INTERNAL_ERROR,
+    REFUSED_STREAM and the like).
+    """
+    found = _STREAM_RESET.match(flow.error.msg) if flow.error is not None else None
+    if found is None:
+        return None
+    code = found.group(1)
+    if getattr(flow.server_conn, "alpn", None) != b"h2":
+        return code, False
+    return code, getattr(flow.client_conn, "alpn", None) != b"h2" or code != "CANCEL"
+
+
+def passed_on(flow) -> str | None:
+    """The agent failed before answering in a way its client would have seen for itself: it
+    closed its connection (an idle keep-alive connection it closed as the request came) or
+    reset its HTTP/2 stream. mitmproxy would answer 502 in the agent's name; the addon kills
+    the flow instead, so the client sees its connection closed or its stream reset, as it would
+    have talking to the agent directly. Returns the capture's note saying so, or None."""
+    if flow.response is not None or flow.error is None:
+        return None
+    if flow.error.msg.lower().startswith(_HUNG_UP):
+        return recorder_notes.CLOSED_LIKE_AGENT
+    reset = stream_reset(flow)
+    if reset is None or not reset[1]:
+        return None
+    if getattr(flow.client_conn, "alpn", None) != b"h2":
+        passed = "connection was closed (HTTP/1 has no stream to reset)"
+    elif reset[0] == "INTERNAL_ERROR":
+        passed = "stream was reset too (RST_STREAM INTERNAL_ERROR)"
+    else:  # mitmproxy resets a killed flow's stream with INTERNAL_ERROR only
+        passed = f"stream was reset too, with INTERNAL_ERROR in place of {reset[0]}"
+    return recorder_notes.RESET_LIKE_AGENT.format(passed=passed)
+
+
+def _proxy_answered(flow) -> bool:
     """mitmproxy sends the client its own 502 when the agent side fails before answering;
-    not when the client itself went away, nor when the flow was killed (no answer at all)."""
-    lower = message.lower()
-    return "client disconnected" not in lower and lower != "killed"
+    not when the client itself went away or reset its stream, nor when the flow was killed
+    (no answer at all)."""
+    lower = flow.error.msg.lower()
+    reset = stream_reset(flow)
+    return "client disconnected" not in lower and lower != "killed" and (reset is None or reset[1])
 
 
 def _unfinished(request_complete: bool, response) -> str:
