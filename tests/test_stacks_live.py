@@ -307,3 +307,61 @@ def test_js_agent_with_its_03_layer(tmp_path, stack):
     facts = analyze([output], facts=True).exchanges
     assert [outcome(facts[number - 1]) for number in (8, 9)] == ["UnsupportedOperationError -32004",
                                                                   "TaskNotFoundError -32001"]
+
+
+def test_js_agent_that_breaks_its_own_streams(tmp_path, stack):
+    """An agent that publishes a Message into its task's stream: the SDK ends each stream with an
+    `event: error` frame, in the shape of each binding and version (a JSON-RPC envelope, a REST
+    google.rpc.Status, a bare 0.3 error). Each is read by name; none is the client's mistake."""
+    name = stack("a2a_js")
+    output = tmp_path / "js-broken-streams.http"
+    with stacks.agent(name, free_port(), "--compat") as upstream, \
+            Recorder(output, [(upstream, listen := free_port())]):
+        with httpx.Client(base_url=f"http://127.0.0.1:{listen}", timeout=30) as http:
+            http.get("/.well-known/agent-card.json", headers={"A2A-Version": "1.0"})                          # 1
+            http.post("/a2a/jsonrpc", headers=V1, json=rpc("SendStreamingMessage", {
+                "message": message_10("garble", "m-2")}))                                                     # 2
+            # a REST SendMessage with nothing but its message: a call, not a push of a message
+            http.post("/a2a/rest/message:stream", headers=V1, json={"message": message_10("garble", "m-3")})  # 3
+            http.post("/a2a/jsonrpc", headers=RPC, json=rpc("message/stream", {
+                "message": message_03("garble", "m-4")}))                                                     # 4
+            http.post("/a2a/rest/v1/message:stream", headers=RPC, json={"message": {                          # 5
+                "messageId": "m-5", "role": "ROLE_USER", "content": [{"text": "garble"}]}})
+    assert not [exchange.number for exchange in read_capture(output).exchanges if exchange.webhook]
+    analysis = analyze([output], facts=True)
+    assert analysis.findings == []
+    assert [outcome(facts) for facts in analysis.exchanges[1:]] == [
+        "UnsupportedOperationError -32004", "UnsupportedOperationError",
+        "UnsupportedOperationError -32004", "UnsupportedOperationError -32004"]
+
+
+def test_js_client_with_its_03_layer_on_an_sdk03_agent(tmp_path, stack):
+    """The JavaScript client, its v0.3 layer on, reads a2a-sdk 0.3's card and speaks 0.3 to it: the
+    same mistakes, judged from 0.3 answers (the finished task's resubscribe is refused with -32602
+    and words that say it ended)."""
+    js, sdk03 = stack("a2a_js"), stack("a2a_sdk_03")
+    output = tmp_path / "js-on-sdk03.http"
+    with stacks.agent(sdk03, free_port()) as upstream, Recorder(output, [(upstream, listen := free_port())]):
+        result = stacks.client(js, f"http://127.0.0.1:{listen}", "--legacy")
+    assert len(result["refused"]) == 4, result
+    assert len(read_capture(output).exchanges) == 6
+    assert_triples("js-on-sdk03", triples(output), JS_CLIENT_MISTAKES)
+
+
+def test_sdk03_client_on_a_js_agent_with_its_03_layer(tmp_path, stack):
+    """a2a-sdk 0.3's client reads the hybrid card the JavaScript agent serves a request without
+    A2A-Version, and speaks 0.3 to the interface it declares at 0.3: correct, but for its mistakes."""
+    js, sdk03 = stack("a2a_js"), stack("a2a_sdk_03")
+    output = tmp_path / "sdk03-on-js.http"
+    with stacks.agent(js, free_port(), "--compat") as upstream, Recorder(output, [(upstream, listen := free_port())]):
+        stacks.client(sdk03, f"http://127.0.0.1:{listen}")                # card, stream, poll, card, send
+    assert_triples("sdk03-on-js", triples(output), {(3, "poll-terminal", True), (4, "card-refetch", True)})
+
+
+def test_sdk13_client_on_a_js_agent(tmp_path, stack):
+    """a2a-sdk 1.3's client on the JavaScript agent: both speak 1.0; only the poll is needless."""
+    name = stack("a2a_js")
+    output = tmp_path / "sdk13-on-js.http"
+    with stacks.agent(name, free_port()) as upstream, Recorder(output, [(upstream, listen := free_port())]):
+        _sdk13_session(f"http://127.0.0.1:{listen}")
+    assert_triples("sdk13-on-js", triples(output), {(3, "poll-terminal", True)})

@@ -282,6 +282,10 @@ GATES: dict[str, Gate] = {
 #: the media type a part has when it does not say (§3.4, Part)
 IMPLIED_PART_TYPES = {"text": "text/plain", "data": "application/json"}
 
+#: a message's role when the user sent it, as 1.0 and 0.3 spell it (§3.4, Message): an agent's
+#: push carries the agent's messages, a SendMessage the user's
+USER_ROLES = frozenset({"ROLE_USER", "user"})
+
 
 # -- the gRPC binding (§10) ---------------------------------------------------------------------------
 

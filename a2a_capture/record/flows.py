@@ -397,9 +397,13 @@ def is_webhook(request_headers: list[tuple[str, str]], body: bytes, push_urls: s
         payload = nesting.loads(body) if body else None
     except (ValueError, UnicodeDecodeError):
         return False
-    return (isinstance(payload, dict) and len(payload) == 1
-            and next(iter(payload)) in ("task", "message", "statusUpdate", "artifactUpdate")
-            and not looks_like_card(payload))
+    if not (isinstance(payload, dict) and len(payload) == 1
+            and next(iter(payload)) in ("task", "message", "statusUpdate", "artifactUpdate")):
+        return False
+    # a SendMessage over HTTP+JSON with nothing but its message has the same shape: the message
+    # is the user's there, an agent's in a push
+    message = payload.get("message")
+    return not looks_like_card(payload) and not (isinstance(message, dict) and message.get("role") in spec.USER_ROLES)
 
 
 def push_urls_in(body: bytes) -> set[str]:

@@ -121,8 +121,9 @@ UnsupportedOperationError. Follow-ups belong in a new task with the same `contex
 def message_terminal(call, session):
     if call.operation not in ("SendMessage", "SendStreamingMessage") or call.task_id is None:
         return
-    if call.params.get("message") is None and call.params.get("request") is None:
-        return
+    message = call.params.get("message") or call.params.get("request")
+    if not isinstance(message, dict) or not (message.get("taskId") or message.get("task_id")):
+        return  # a message that starts a task: the task id is the answer's, and nothing had ended
     ended = _ended(call, session)
     if ended is not None and ended.call is not call:
         yield Hit(f"the message names task {call.task_id}, which {ref(ended.call, call)} had shown "

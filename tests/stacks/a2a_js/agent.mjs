@@ -5,8 +5,9 @@
 // The card (1.0 shape) declares JSON-RPC at /a2a/jsonrpc and HTTP+JSON at /a2a/rest, streaming
 // but no push. With --compat the SDK's v0.3 layer is on: the card also declares both bindings at
 // 0.3, the card endpoint answers by A2A-Version (`Vary: A2A-Version`; no header means 0.3), and the
-// same URLs take 0.3 calls. "question" answers with a Message, anything else streams a short log
-// and completes. 127.0.0.1 only.
+// same URLs take 0.3 calls. "question" answers with a Message; "garble" starts a task, then
+// publishes a Message into its stream (the SDK ends the stream with an error: an agent's bug, not
+// the client's); anything else streams a short log and completes. 127.0.0.1 only.
 
 import express from 'express';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, Role, TaskState } from '@a2a-js/sdk';
@@ -41,6 +42,12 @@ class ScriptedExecutor {
     bus.publish(AgentEvent.task(task ?? { id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED),
                                           artifacts: [], history: [userMessage], metadata: {} }));
     bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: {} }));
+    if (said.includes('garble')) {
+      bus.publish(AgentEvent.message({ messageId: crypto.randomUUID(), role: Role.ROLE_AGENT, parts: [text('oops')],
+                                       contextId, taskId, metadata: {}, extensions: [], referenceTaskIds: [] }));
+      bus.finished();
+      return;
+    }
     for (let index = 0; index < 3; index++) {
       await sleep(20);
       bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, append: index > 0, lastChunk: index === 2, metadata: undefined,

@@ -1,21 +1,26 @@
 // A client session with the JavaScript A2A SDK's own client (@a2a-js/sdk 1.x), run from the stack's npm install.
 //
-//     node client.mjs BASE_URL [--rest]
+//     node client.mjs BASE_URL [--rest] [--legacy]
 //
 // Fetches the card, picks JSON-RPC (or HTTP+JSON with --rest) from it, streams a message to
 // completion, then makes the mistakes the library lets through: it polls the task it saw
 // complete, subscribes to it, cancels it, sets a push config on an agent without push, and polls
-// a task that does not exist. Prints {"task": id, "refused": [...]} at the end: the calls the
-// agent refused, each by the SDK's error name.
+// a task that does not exist. Prints {"task": id, "refused": [...]} at the end: the calls refused,
+// each by the SDK's error name. With --legacy the SDK's v0.3 layer is on (card resolver and
+// transports), so it speaks 0.3 to an interface its card declares at 0.3.
 
 import { Role, TaskState } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
+import {
+  ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory,
+} from '@a2a-js/sdk/client';
 
 const base = process.argv[2];
 const binding = process.argv.includes('--rest') ? 'HTTP+JSON' : 'JSONRPC';
 
+const legacyCompat = process.argv.includes('--legacy') ? { enabled: true } : undefined;
 const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-  transports: [new JsonRpcTransportFactory(), new RestTransportFactory()],
+  cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
+  transports: [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })],
   preferredTransports: [binding],
 }));
 const client = await factory.createFromUrl(base);                                          // card
