@@ -30,7 +30,8 @@ _CACHE_SIZE = 4096
 #: (what was expected, line offset within the head, what was found) -> exception
 Fail = Callable[[str, int, str | None], Exception]
 
-_VOLATILE_LINE = re.compile(rb"^(?:content-length|transfer-encoding|date):(.*)$", re.IGNORECASE | re.MULTILINE)
+#: a header line after the first whose name is volatile: (line end and name, value)
+_VOLATILE_LINE = re.compile(rb"(\n(?:content-length|transfer-encoding|date):)([^\n]*)", re.IGNORECASE)
 
 _shapes: dict[bytes, Shape] = {}
 _checked: set[bytes] = set()
@@ -88,15 +89,10 @@ class Shape:
 def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
     """The shape of a ``kind`` (b"request" or b"response") head, its lines joined by LF, and
     the values of its volatile headers."""
-    pieces = [kind]
-    values: list[bytes] = []
-    at = 0
-    for match in _VOLATILE_LINE.finditer(head, head.find(b"\n") + 1 or len(head)):
-        pieces.append(head[at:match.start(1)])
-        values.append(match.group(1).strip())
-        at = match.end(1)
-    pieces.append(head[at:])
-    key = b"".join(pieces)
+    parts = _VOLATILE_LINE.split(head)  # text, name, value, text, name, value, ..., text
+    values = [value.strip() for value in parts[2::3]]
+    del parts[2::3]
+    key = kind + b"".join(parts)
     found = _shapes.get(key)
     if found is None:
         if len(_shapes) >= _CACHE_SIZE:

@@ -324,8 +324,9 @@ class CaptureReader:
         if usual is None:
             values: dict = {"start": None, "end": None, "client": None, "server": None, "redacted": [], "extra": []}
         else:  # what a recorder writes first, in one match
-            start, end, client, server = (_text(value).strip() for value in usual.groups())
-            values = {"start": start, "end": end, "client": client, "server": server, "redacted": [], "extra": []}
+            start, end, client, server = usual.groups()
+            values = {"start": _text(start).strip(), "end": _text(end).strip(), "client": _text(client).strip(),
+                      "server": _text(server).strip(), "redacted": [], "extra": []}
             run, first_line = run[usual.end():], first_line + 4
         preamble = _Preamble()
         for offset, line in enumerate(run.splitlines()):
