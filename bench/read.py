@@ -2,10 +2,14 @@
 
 The baseline is what any analyzer must do anyway: read the file and `json.loads` every
 body (and every SSE frame's data). The reader is timed streaming the same file into
-exchanges and parsing the SSE frames. Each run is a fresh subprocess so its peak memory
-(max RSS) is its own.
+exchanges and parsing the SSE frames; so is the general reader alone (the quick way through
+a recorder's common blocks turned off), the way every block was read before that way
+existed. Each run is a fresh subprocess so its peak memory (max RSS) is its own. Shapes:
 
-    python bench/read.py                # about 200 MB
+- session: a realistic session (streams, webhooks, cards, sends; every id new)
+- recurring: bench/analyze.py's, tiny exchanges polling the same few tasks and cards
+
+    python bench/read.py                # about 200 MB of each shape
     python bench/read.py --size-mb 20   # quicker
 """
 
@@ -188,6 +192,13 @@ def run_baseline(path: str, index_path: str) -> dict:
     return {"units": entries}
 
 
+def generate_shape(shape: str, path: Path, index_path: Path, size: int) -> int:
+    if shape == "session":
+        return generate(path, index_path, size)
+    import analyze  # bench/analyze.py's generator (it imports this module: imported here, once both exist)
+    return analyze.generate(shape, path, index_path, size)
+
+
 def run_reader(path: str, with_json: bool = False) -> dict:
     exchanges = events = 0
     for exchange in iter_exchanges(path):
@@ -209,39 +220,45 @@ def run_reader(path: str, with_json: bool = False) -> dict:
 def _child(mode: str, path: str, index_path: str) -> None:
     if mode == "baseline":
         run_child(lambda: run_baseline(path, index_path))
-    else:
-        run_child(lambda: run_reader(path, with_json=mode == "reader+json"))
+        return
+    if mode == "general":
+        from a2a_capture.capture.reader import CaptureReader
+        CaptureReader._read_common_block = lambda self: None  # every block the general way
+    run_child(lambda: run_reader(path, with_json=mode == "reader+json"))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size-mb", type=int, default=200, help="size of the generated capture (default 200)")
+    parser.add_argument("--size-mb", type=int, default=200, help="size of each generated capture (default 200)")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each measurement; the best counts")
-    parser.add_argument("--keep", type=Path, help="write the capture here and keep it")
+    parser.add_argument("--shape", choices=["session", "recurring"], action="append", help="only these shapes")
+    parser.add_argument("--keep", type=Path, help="write the (last) capture here and keep it")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         _child(*args.child)
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        path = args.keep or Path(tmp) / "bench.http"
-        index_path = Path(tmp) / "bench.index"
-        started = time.perf_counter()
-        count = generate(path, index_path, args.size_mb * 1_000_000)
-        size_mb = os.path.getsize(path) / 1e6
-        print(f"generated {size_mb:.0f} MB, {count} exchanges in {time.perf_counter() - started:.1f} s")
-        results = {}
-        for mode in ("baseline", "reader", "reader+json"):
-            runs = [measure(__file__, mode, path, index_path) for _ in range(args.repeat)]
-            results[mode] = min(runs, key=lambda r: r["seconds"])
-        base = results["baseline"]["seconds"]
-        print(f"{'run':<12} {'cpu s':>8} {'MB/s':>8} {'exch/s':>9} {'peak MB':>8} {'vs baseline':>12}")
-        for mode, result in results.items():
-            seconds = result["seconds"]
-            print(f"{mode:<12} {seconds:8.2f} {size_mb / seconds:8.1f} {count / seconds:9.0f} "
-                  f"{result['max_rss_mb']:8.0f} {seconds / base:11.2f}x")
-        print("baseline: read the file and json.loads every body and SSE frame; "
-              "reader: iter_exchanges with SSE frames parsed; the aim is reader <= 3x baseline, peak < 100 MB")
+    print(f"{'shape':<10} {'run':<12} {'cpu s':>8} {'MB/s':>8} {'us/exch':>8} {'peak MB':>8} {'vs baseline':>12}")
+    for shape in args.shape or ["session", "recurring"]:
+        with tempfile.TemporaryDirectory(prefix="a2a-bench-read-") as tmp:
+            path = args.keep or Path(tmp) / "bench.http"
+            index_path = Path(tmp) / "bench.index"
+            count = generate_shape(shape, path, index_path, args.size_mb * 1_000_000)
+            size_mb = os.path.getsize(path) / 1e6
+            results = {}
+            for mode in ("baseline", "general", "reader", "reader+json"):
+                runs = [measure(__file__, mode, path, index_path) for _ in range(args.repeat)]
+                results[mode] = min(runs, key=lambda r: r["seconds"])
+            base = results["baseline"]["seconds"]
+            for mode, result in results.items():
+                seconds = result["seconds"]
+                print(f"{shape:<10} {mode:<12} {seconds:8.2f} {size_mb / seconds:8.1f} {seconds / count * 1e6:8.1f} "
+                      f"{result['max_rss_mb']:8.0f} {seconds / base:11.2f}x")
+            general, quick = results["general"]["seconds"], results["reader"]["seconds"]
+            print(f"{shape:<10} {size_mb:.0f} MB, {count} exchanges; reading costs {quick / count * 1e6:.1f} us an "
+                  f"exchange, {general / count * 1e6:.1f} us the general way ({1 - quick / general:.0%} less)")
+    print("baseline: read the file and json.loads every body and SSE frame; general: iter_exchanges without the "
+          "quick way; reader: iter_exchanges with SSE frames parsed; the aim is reader <= 3x baseline, peak < 100 MB")
 
 
 if __name__ == "__main__":
