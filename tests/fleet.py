@@ -47,11 +47,11 @@ def write_fleet(folder: Path, sessions: int, seed: int = 15) -> list[Path]:
     return paths
 
 
-def session_capture(rng: random.Random, client: str, agent: str, started: datetime) -> bytes:
-    """One client's session with one agent: discovery, then a handful of tasks."""
+def session_capture(rng: random.Random, client: str, agent: str, started: datetime, tasks: int | None = None) -> bytes:
+    """One client's session with one agent: discovery, then a handful of tasks (or ``tasks``)."""
     session = _Session(rng, client, agent, started)
     session.card()
-    for _ in range(rng.randint(3, 8)):
+    for _ in range(tasks or rng.randint(3, 8)):
         if CLIENTS[client] == "refetch":
             session.card()
         session.task()

@@ -1,10 +1,11 @@
 """Where sessions run: in this process, in a pool of processes, or on a Dask cluster.
 
-Each engine maps one module-level function over independent sessions and returns the results
-in the sessions' order, whatever order they finished in, so a parallel run prints what a
-serial one prints. Functions return plain data (dicts, lists, strings, numbers), which every
-engine can pickle, and report the tool's own errors as values (see ``Failed``) so the first
-failing session in order decides the error, as it would in a serial run.
+Each engine maps one module-level function over independent sessions and hands the results
+over in the sessions' order, whatever order they finished in, each as soon as its turn comes,
+so a parallel run prints what a serial one prints without holding every result. Functions
+return plain data (dicts, lists, strings, numbers), which every engine can pickle, and report
+the tool's own errors as values (see ``Failed``): the first failing session in order decides
+the error, as it would in a serial run, unless the caller takes each failure and goes on.
 """
 
 from __future__ import annotations
