@@ -21,6 +21,7 @@ from a2a_capture.batch.export import export
 from a2a_capture.record.process import free_port
 from a2a_capture.report import machine
 from tests.fleet import write_fleet
+from tests.test_batch_jobs import handed_over_in_turn
 from tests.test_cli_show import run
 
 pytestmark = pytest.mark.live  # a real Dask scheduler and two worker processes on 127.0.0.1
@@ -83,26 +84,10 @@ def test_export_from_a_url_on_the_cluster(cluster, fleet, tmp_path):
 
 
 def test_findings_are_handed_over_as_sessions_come_back(cluster, tmp_path):
-    # the last capture is written when the first finding is handed over: a run that read every
-    # session before handing any over would fail on it (no such file)
     paths = [str(path) for path in write_fleet(tmp_path, sessions=3 * engines.AHEAD_PER_THREAD * 2)]
-    with open(paths[-1], "rb") as file:
-        last = file.read()
-    os.remove(paths[-1])
-    handed, known = [], []
-
-    def found(finding) -> None:
-        if not handed:
-            with open(paths[-1], "wb") as file:
-                file.write(last)
-        handed.append(finding)
-        known.append(len(cluster.scheduler.tasks))  # the sessions the scheduler holds now
-
-    streamed = analyze_many(paths, grouping="file", engine="dask", scheduler=cluster.scheduler_address,
-                            on_finding=found)
-    serial = analyze_many(paths, grouping="file", jobs=1)
-    assert handed == serial.findings and handed[0].file != paths[-1]
-    assert streamed.summary == serial.summary and streamed.summary.files[-1] == paths[-1]
+    # the sessions the scheduler holds at each finding
+    known = handed_over_in_turn(paths, lambda: len(cluster.scheduler.tasks), engine="dask",
+                                scheduler=cluster.scheduler_address)
     # never more sessions on the cluster than the window of two threads: memory stays flat
     assert max(known) <= engines.AHEAD_PER_THREAD * 2 < len(paths)
 

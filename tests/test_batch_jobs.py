@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import analyze
+from a2a_capture.batch import engines
 from a2a_capture.batch.analysis import analyze_many, join
 from a2a_capture.report import machine
+from tests.fleet import write_fleet
 from tests.test_cli_show import run
 
 
@@ -103,3 +106,39 @@ def test_urls_read_as_the_files_they_name(kit, tmp_path):
 def test_scheduler_needs_the_dask_engine(kit):
     result = run("analyze", "--scheduler", "tcp://127.0.0.1:1", str(kit))
     assert result.returncode == 2 and b"--scheduler goes with --engine dask" in result.stderr
+
+
+def handed_over_in_turn(paths: list[str], watch=lambda: None, **engine) -> list:
+    """Analyze each path alone, with the last capture written only when the first finding is handed
+    over (a run that read every session before handing any over fails on it: no such file); the
+    findings and summary are the serial run's. What ``watch()`` said at each finding."""
+    with open(paths[-1], "rb") as file:
+        last = file.read()
+    os.remove(paths[-1])
+    handed, watched = [], []
+
+    def found(finding) -> None:
+        if not handed:
+            with open(paths[-1], "wb") as file:
+                file.write(last)
+        handed.append(finding)
+        watched.append(watch())
+
+    streamed = analyze_many(paths, grouping="file", on_finding=found, **engine)
+    serial = analyze_many(paths, grouping="file", jobs=1)
+    assert handed == serial.findings and handed[0].file != paths[-1]
+    assert streamed.summary == serial.summary and streamed.summary.files[-1] == paths[-1]
+    return watched
+
+
+def test_jobs_hand_findings_over_as_sessions_come_back(tmp_path, monkeypatch):
+    from concurrent.futures import ProcessPoolExecutor
+
+    sent = []  # the sessions given to the pool so far, counted on their way to the real pool
+    submit = ProcessPoolExecutor.submit
+    monkeypatch.setattr(ProcessPoolExecutor, "submit",
+                        lambda pool, function, *args: sent.extend(args[1]) or submit(pool, function, *args))
+    window = engines.AHEAD_PER_THREAD * 2 * engines.CHUNK  # sessions the processes are sent ahead, at most
+    paths = [str(path) for path in write_fleet(tmp_path, sessions=window + 40)]
+    at_first_finding = handed_over_in_turn(paths, lambda: len(sent), jobs=2)[0]
+    assert at_first_finding <= window < len(paths)

@@ -80,16 +80,28 @@ def _local(function, items, args, jobs: int, stop: bool) -> Iterator[Any]:
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    # a few chunks per process: few enough to spare the pickling, enough to balance the load
-    chunk = max(1, len(items) // (jobs * 4))
+    # a few chunks per process, of a few items: few enough to spare the pickling, small enough to hold
+    chunk = max(1, min(CHUNK, len(items) // (jobs * 4)))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(guarded, [function] * len(items), items, *([arg] * len(items) for arg in args),
-                            chunksize=chunk)
+        def submit(batch: Sequence[Any]) -> list:
+            return [pool.submit(guarded_each, function, batch[start:start + chunk], args)
+                    for start in range(0, len(batch), chunk)]
+
+        for results in _in_order(submit, items, AHEAD_PER_THREAD * jobs, chunk):
+            yield from results
 
 
-#: items submitted to a Dask cluster ahead of the one whose result is handed over next, per
-#: worker thread: enough to keep every thread busy past a slow item, few enough that the results
-#: waiting their turn (kept on the workers) stay a small, fixed amount
+def guarded_each(function: Callable[..., Any], items: Sequence[Any], args: tuple) -> list[Any]:
+    """``guarded`` for each item of a chunk, in a pool process."""
+    return [guarded(function, item, *args) for item in items]
+
+
+#: items a pool process is sent at once, at most
+CHUNK = 8
+
+#: items (chunks, in a pool) submitted ahead of the one whose result is handed over next, per
+#: process or worker thread: enough to keep each busy past a slow item, few enough that the
+#: results waiting their turn (on a Dask cluster, kept on the workers) stay a small, fixed amount
 AHEAD_PER_THREAD = 8
 
 
@@ -97,23 +109,26 @@ def _dask(function, items, args, jobs: int, scheduler: str | None) -> Iterator[A
     from a2a_capture.batch import schedulers
 
     with schedulers.client(scheduler, jobs) as client:
-        ahead = AHEAD_PER_THREAD * max(1, sum(client.nthreads().values()))
-        yield from _in_order(client, function, items, args, ahead)
+        def submit(batch: Sequence[Any]) -> list:  # one message for the batch
+            return client.map(guarded, [function] * len(batch), batch, *([arg] * len(batch) for arg in args),
+                              pure=False)
+
+        yield from _in_order(submit, items, AHEAD_PER_THREAD * max(1, sum(client.nthreads().values())))
 
 
-def _in_order(client, function, items, args, ahead: int) -> Iterator[Any]:
-    """Results in the items' order, at most ``ahead`` items submitted and not yet handed over:
-    this process holds only their futures and fetches each result when its turn comes, so its
-    memory stays flat however many items there are."""
+def _in_order(submit: Callable[[Sequence[Any]], list], items: Sequence[Any], ahead: int,
+              size: int = 1) -> Iterator[Any]:
+    """Each future's result in the items' order, with at most ``ahead`` futures (of ``size`` items
+    each) submitted and not yet handed over: this process holds only those futures and takes each
+    result when its turn comes, so its memory stays flat however many items there are."""
     pending: deque = deque()
     submitted = 0
     while pending or submitted < len(items):
-        if len(pending) <= ahead // 2 and submitted < len(items):  # topped up in batches: one message each
-            batch = items[submitted:submitted + ahead - len(pending)]
-            pending += client.map(guarded, [function] * len(batch), batch, *([arg] * len(batch) for arg in args),
-                                  pure=False)
+        if len(pending) <= ahead // 2 and submitted < len(items):  # topped up in batches
+            batch = items[submitted:submitted + (ahead - len(pending)) * size]
+            pending += submit(batch)
             submitted += len(batch)
         head = pending.popleft()
         result = head.result()
-        head.release()
+        del head  # its result let go of now (a Dask future: released on the cluster)
         yield result
