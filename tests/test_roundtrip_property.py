@@ -14,9 +14,11 @@ from tests.builders import analyze_everything
 
 KEY = st.text(string.ascii_letters + string.digits + "-_.", min_size=1, max_size=12)
 TOKEN = st.text(string.ascii_letters + string.digits + "-_.!~*'", min_size=1, max_size=12)
-# one line of text: any characters but line breaks, never empty after strip where that matters
-LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=LINE_BREAKS), max_size=30)
+# one line of text: any characters but a capture's line breaks (CR, LF; VT, FF, NEL, U+2028 and
+# the like are characters a line can hold), never empty after strip where that matters
+LINE_BREAKS = "\r\n"
+LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=LINE_BREAKS) | st.sampled_from(
+    "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=30)
 STRIPPED = LINE.map(str.strip).filter(bool)
 VISIBLE = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=30)
 HEADER_VALUE = st.text(
@@ -128,3 +130,27 @@ def test_write_then_read_is_the_identity(capture):
 def test_any_capture_can_be_analyzed_and_reported(tmp_path, capture):
     """Unknown or broken traffic is classified, never a crash: analysis and both reports."""
     analyze_everything(capture, tmp_path)
+
+
+# -- reading and writing back: the bytes of a capture written as the writer spells it -------------------------
+
+#: a line's bytes: anything but CR and LF, UTF-8 or not
+LINE_BYTES = st.binary(max_size=30).filter(lambda line: b"\r" not in line and b"\n" not in line)
+
+
+def _stripped(line: bytes) -> bool:
+    text = line.decode("utf-8", "surrogateescape")
+    return bool(text) and text.strip() == text
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(meta=st.lists(st.tuples(KEY, LINE_BYTES), max_size=3), notes=st.lists(LINE_BYTES.filter(bool), max_size=2),
+       title=LINE_BYTES.filter(_stripped), extra=st.lists(LINE_BYTES.filter(_stripped), max_size=2))
+def test_read_then_write_keeps_bytes_that_are_not_utf8_or_break_other_lines(meta, notes, title, extra):
+    """A file's pragmas and notes, a title and an exchange's own pragmas, with bytes that are
+    not UTF-8 and characters str.splitlines breaks at (VT, FF, NEL, U+2028), come back the same."""
+    data = b"".join(b"#@ %s: %s\n" % (key.encode(), value) for key, value in meta)
+    data += b"".join(b"# %s\n" % note for note in notes) + (b"\n" if meta or notes else b"")
+    data += b"### 1 \xc2\xb7 %s\n" % title + b"".join(b"#@ x-note: %s\n" % value for value in extra)
+    data += b"GET /a HTTP/1.1\nHost: a:1\n\nHTTP/1.1 200 OK\n\n"
+    assert capture_bytes(read_capture_bytes(data, "generated.http")) == data

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from collections.abc import Iterable
 from typing import BinaryIO
 
 from a2a_capture.capture import grpc, sse, syntax
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Message, Response
+
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 
 _BASE64_LINE = 76
 
@@ -287,7 +290,10 @@ def _is_utf8(body: bytes) -> bool:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.splitlines())
+    """A note, title or pragma value on one line: only CR and LF break a capture's lines, so
+    only they become spaces (str.splitlines would also break at VT, FF, NEL, U+2028, ...,
+    which a line read from a capture can hold)."""
+    return _LINE_BREAK.sub(" ", text.rstrip("\r\n"))
 
 
 def _note(text: str) -> bytes:
