@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from a2a_capture.capture import read_capture, write_capture
 from a2a_capture.convert import convert
 from tests.cli import run
 from tests.conftest import DATA
@@ -63,4 +64,23 @@ def test_a_one_line_har_puts_every_entry_on_line_1_and_a_flow_file_names_the_exc
     flows = tmp_path / "session.flow"
     convert(str(DATA / "sample-session.http"), str(flows))
     result = run("analyze", str(flows))
-    assert result.stdout.decode().startswith(f"{flows}: exchange 3: warning poll-terminal ")
+    assert result.stdout.decode().startswith(f"{flows}: flow 3: warning poll-terminal ")
+
+
+def test_a_flow_file_finding_names_the_flow_as_mitmproxy_lists_them(tmp_path):
+    """Flow files have no lines: a finding names its flow's place in the file (what mitmproxy
+    shows), which need not be the exchange's number; JSON and SARIF add it as `flow`."""
+    capture = read_capture(DATA / "sample-session.http")
+    for exchange in capture.exchanges:  # a recording that went on from exchange 40
+        exchange.number += 40
+    renumbered, flows = tmp_path / "later.http", tmp_path / "later.flow"
+    write_capture(capture, renumbered)
+    convert(str(renumbered), str(flows))
+    [text] = [line for line in run("analyze", str(flows)).stdout.decode().splitlines() if line.startswith(str(flows))]
+    assert text.startswith(f"{flows}: flow 3: warning poll-terminal ") and text.endswith("(exchange 43)")
+    [finding] = json.loads(run("analyze", "--format", "json", str(flows)).stdout)["findings"]
+    assert (finding["exchange"], finding["line"], finding["flow"]) == ("43", None, 3)
+    [result] = json.loads(run("analyze", "--format", "sarif", str(flows)).stdout)["runs"][0]["results"]
+    assert result["properties"]["flow"] == 3
+    [finding] = json.loads(run("analyze", "--format", "json", str(renumbered)).stdout)["findings"]
+    assert "flow" not in finding and finding["line"] is not None  # a capture's documents stay as they were

@@ -55,6 +55,7 @@ class Call:
     file: str = ""
     title: str = ""
     line: int | None = None
+    flow: int | None = None  # the flow's place in a mitmproxy flow file (which has no lines)
     #: "card", "jsonrpc", "rest", "grpc", "webhook" or "other"
     kind: str = "other"
     agent: str | None = None  # scheme://host:port, as the client addressed it
@@ -170,6 +171,7 @@ def _read(call, exchange: Exchange) -> None:
     sent = _first_values(request.headers)
     answer = _first_values(response.headers) if response is not None else {}
     call.title, call.line, call.method = exchange.title, exchange.line, request.method.upper()
+    call.flow = exchange.flow
     call.path, call.query = split.path or "/", parse_qs(split.query) if split.query else {}
     call.version_header = sent.get(spec.VERSION_HEADER.lower())
     call.status = response.status if response is not None else None

@@ -41,6 +41,8 @@ class Finding(BaseModel):
     exchange: str  # the label: "6" or "webhook 2"
     number: int
     line: int | None = None
+    #: in a mitmproxy flow file (no lines): the flow's place in it, as mitmproxy lists them
+    flow: int | None = None
     #: earlier exchanges that had already answered the question, as labels
     related: list[str] = Field(default_factory=list)
     #: where those exchanges are (file, label, line), for reports that link to them
@@ -140,7 +142,7 @@ class Rule:
             message += f"; it worked because {hit.lenient or self.lenient}"
         return _finding(dict(
             rule=self.id, severity=self.severity, title=self.title, message=message, spec=self.spec,
-            file=call.file, exchange=call.label, number=call.number, line=call.line,
+            file=call.file, exchange=call.label, number=call.number, line=call.line, flow=call.flow,
             related=[related.label for related in hit.related],
             related_locations=[(r.file, r.label, r.line) for r in hit.related],
             cost=call.duration if outcome != "advice" else None, operation=call.operation, agent=call.agent,

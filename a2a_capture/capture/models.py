@@ -180,6 +180,8 @@ class Exchange(_Model):
     meta: ExchangeMeta = Field(default_factory=ExchangeMeta)
     #: where the block starts in its file (1-based line), when it was read from one.
     line: int | None = Field(default=None, exclude=True)
+    #: its flow's place in a mitmproxy flow file (1-based, as mitmproxy lists them), which has no lines
+    flow: int | None = Field(default=None, exclude=True)
 
     @property
     def label(self) -> str:

@@ -230,7 +230,7 @@ class CaptureReader:
             "number": int(number), "title": _text(title or b""), "webhook": bool(webhook), "notes": preamble.notes,
             "request": request, "response_notes": response_notes, "response": response, "late_stream": None,
             "late_body": b"", "late_event_notes": {}, "trailing_notes": trailing, "meta": preamble.meta,
-            "line": start_line,
+            "line": start_line, "flow": None,
         })
         self._read_tail(exchange)
         if response is not None and response.is_event_stream and not webhook:
@@ -311,6 +311,7 @@ class CaptureReader:
             "number": int(number), "title": _text(title or b""), "webhook": bool(webhook), "notes": preamble.notes,
             "request": request, "response_notes": [], "response": response, "late_stream": None, "late_body": b"",
             "late_event_notes": {}, "trailing_notes": [], "meta": preamble.meta, "line": self._source.line,
+            "flow": None,
         })
         return exchange, at, shape.event_stream
 

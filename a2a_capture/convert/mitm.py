@@ -95,7 +95,7 @@ def flows_to_capture(data: bytes, name: str = "<flows>") -> Capture:
     except nesting.TooDeep as error:
         number, start = error.record
         raise ConvertError(f"{name}: flow {number} at byte {start}: {error}") from None
-    for where, flow in _records(data, name):
+    for place, (where, flow) in enumerate(_records(data, name), start=1):
         if not isinstance(flow, http.HTTPFlow):  # TCP, UDP, DNS: nothing a capture holds
             skipped[flow.type] = skipped.get(flow.type, 0) + 1
             continue
@@ -107,6 +107,7 @@ def flows_to_capture(data: bytes, name: str = "<flows>") -> Capture:
             exchange = _restore(flow, saved) if saved else _foreign(flow, counters, push_urls)
             exchange.request.target = readable_target(exchange.request.target)
             body_allowed(exchange.response, "$.response.status_code")
+            exchange.flow = place
             exchanges.append(exchange)
         except ShapeError as error:
             raise ConvertError(f"{where}: {error}") from None

@@ -135,9 +135,12 @@ def line(finding: Finding, judged: bool = True) -> str:
 
 
 def where(finding: Finding) -> str:
-    """`file:LINE:` where the exchange's line is known; `file: exchange N:` where it is not (flow files)."""
+    """`file:LINE:` where the exchange's line is known; in a flow file (no lines) `file: flow N:`,
+    its place as mitmproxy lists the flows; else `file: exchange N:`."""
     if finding.line is not None:
         return f"{finding.file}:{finding.line}:"
+    if finding.flow is not None:
+        return f"{finding.file}: flow {finding.flow}:"
     return f"{finding.file}: exchange {finding.exchange}:"
 
 
@@ -225,7 +228,9 @@ def _named(data: dict, names: dict[str, str]) -> dict:
 
 
 def _finding_json(finding: Finding) -> dict:
-    data = finding.model_dump(mode="json", exclude={"related_locations"})
+    # `flow` only where there is one (a flow file's findings): other documents stay as they were
+    left_out = {"related_locations"} if finding.flow is not None else {"related_locations", "flow"}
+    data = finding.model_dump(mode="json", exclude=left_out)
     data["related_locations"] = [{"file": file, "exchange": label, "line": line}
                                  for file, label, line in finding.related_locations]
     return data
@@ -276,7 +281,8 @@ class SarifWriter(Writer):
             "locations": [_location(finding.file, finding.line, self.base)],
             "partialFingerprints": {"a2aCaptureFinding/v1": _fingerprint(finding)},
             "properties": {"wasted": finding.wasted, "outcome": finding.outcome,
-                           **({"cost": finding.cost} if finding.cost is not None else {})},
+                           **({"cost": finding.cost} if finding.cost is not None else {}),
+                           **({"flow": finding.flow} if finding.flow is not None else {})},
         }
         related = [
             {"id": number, "message": {"text": f"exchange {label}"}, **_location(file, line, self.base)}
