@@ -338,3 +338,11 @@ def test_record_pairs_named_listeners_through_real_mitmdump(tmp_path):
 def test_docs_cli_shows_a_real_error_line():
     result = run("record", "--agent", "http://127.0.0.1:41241", "--listen", "127.0.0.1:99999", "-o", "x.http")
     assert result.stderr.decode().strip() in (ROOT / "docs" / "cli.md").read_text()
+
+
+def test_the_docs_name_every_suffix_read_as_a_har_or_flow_file():
+    from a2a_capture.sources import CONVERTED
+
+    for doc in ("README.md", "docs/many-sessions.md"):
+        text = (ROOT / doc).read_text()
+        assert [suffix for suffix in CONVERTED if f"`{suffix}`" not in text] == [], doc

@@ -36,7 +36,8 @@ from a2a_capture.cli.types import FAIL_ON, SECONDS, SPEED, URL, HostPort, Named,
               show_default=True,
               help="Where replay takes the agents' webhooks (port 0: a free one); push configs are pointed there.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="Write the new session (.http, or .har/.mitm by suffix), secrets redacted as recorded.")
+              help="Write the new session (.http, or by its suffix .har, .mitm or .flow), secrets redacted as "
+                   "recorded.")
 def replay_command(file, targets, secrets, speed, delay, wait_for_state, wait_for_webhooks, webhook_listen,
                    output):
     """Send the client side of capture FILE (.http, .har, .mitm, .flow) again to live agents.

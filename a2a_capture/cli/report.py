@@ -30,7 +30,8 @@ _SUFFIXES = {"html": "html", "htm": "html", "md": "markdown", "markdown": "markd
 @redact_option(help="Mask credentials as the recorder masks them; --no-redact shows them as the capture holds "
                     "them.")
 @click.option("--templates", type=click.Path(file_okay=False, exists=True),
-              help="A folder of your own templates (report.html.j2, report.md.j2, report.css) to use first.")
+              help="A folder of your own templates to use first, named as the shipped ones (report.html.j2, "
+                   "report.css, report.md.j2, report.summary.md.j2, report.listings.md.j2, ...).")
 @click.option("--whole/--no-whole", default=False, help="Show every exchange whole instead of cut to what matters.")
 @click.option("--title", help="The report's title (default: the file names).")
 def report_command(files, output, output_format, summary, listings, baseline_path, only_flagged, redact,
