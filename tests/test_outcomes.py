@@ -94,3 +94,55 @@ def test_every_output_carries_the_outcome(tmp_path):
     assert sarif["properties"]["wasted"] is False and sarif["properties"]["outcome"] == "fragile"
     assert "auth-missing [fragile]" in machine.text(analysis)
     assert "auth-missing [fragile]" in machine.junit(analysis, "error")
+
+
+def _found(tmp_path, *blocks):
+    return {(f.exchange, f.rule): f for f in analyze([write(tmp_path, *blocks)]).findings}
+
+
+def test_a_call_that_failed_for_another_reason_is_not_the_refusal_a_rule_predicted(tmp_path):
+    """Seen with a2a-server 0.6 and a2a-cli: a GetTask of an unknown task, sent to an address the
+    card does not declare, failed because of the task; the agent had taken the address."""
+    blocks = [fetch_card(1),
+              rpc(2, "GetTask", {"id": "t-9"}, path="/other", error=error(-32001, message_text="no such task")),
+              rpc(3, "GetTask", {"id": "t-9"}, path="/other", error=error(-32601, message_text="no method")),
+              rpc(4, "GetTask", {"id": "t-8"}, path="/other",
+                  error=error(-32603, message_text="Internal error: TaskNotFound: t-8"))]
+    found = _found(tmp_path, *blocks)
+    other = found[("2", "interface-undeclared")]
+    assert (other.outcome, other.wasted) == ("fragile", False)
+    assert "not refused for this (it failed with TaskNotFoundError)" in other.message
+    assert found[("2", "task-unknown")].wasted
+    assert found[("3", "interface-undeclared")].wasted  # -32601: the refusal the card predicted
+    assert not found[("4", "interface-undeclared")].wasted
+    unknown = found[("4", "task-unknown")]  # said in words under -32603
+    assert unknown.wasted and "it said so with InternalError, not TaskNotFoundError" in unknown.message
+
+
+def test_an_error_message_naming_the_predicted_refusal_counts_as_it(tmp_path):
+    blocks = [fetch_card(1, SECURED), rpc(2, "SendMessage", SEND, error=error(-32603, message_text="Unauthenticated"))]
+    assert _found(tmp_path, *blocks)[("2", "auth-missing")].wasted
+
+
+def _card_0_2(**extra) -> dict:
+    """A card as a2a-server 0.6 serves it: 0.2-shaped (url), no protocolVersion, at agent.json only."""
+    from tests.builders import ORIGIN
+    return {"name": "Echo", "description": "echoes", "url": f"{ORIGIN}/echo", "version": "1.0.0",
+            "capabilities": {"streaming": True}, "skills": [{"id": "echo", "name": "Echo"}], **extra}
+
+
+def test_a_card_of_0_2_at_its_own_path_and_its_0_1_names_are_not_findings(tmp_path):
+    blocks = [fetch_card(1, _card_0_2(), path="/.well-known/agent.json"),
+              rpc(2, "tasks/send", {"id": "t-1", "message": message()}, path="/echo", headers=[],
+                  result={"id": "t-1", "status": {"state": "working"}})]
+    assert _found(tmp_path, *blocks) == {}
+
+
+def test_a_card_of_0_3_at_the_0_2_path_is_still_the_wrong_path(tmp_path):
+    blocks = [fetch_card(1, _card_0_2(protocolVersion="0.3.0"), path="/.well-known/agent.json"),
+              rpc(2, "tasks/send", {"id": "t-1", "message": message()}, path="/echo", headers=[],
+                  result={"id": "t-1", "status": {"state": "working"}})]
+    found = _found(tmp_path, *blocks)
+    assert found[("1", "card-path")].outcome == "fragile"
+    mismatch = found[("2", "method-version-mismatch")]
+    assert "declares protocolVersion 0.3" in mismatch.message and mismatch.outcome == "fragile"

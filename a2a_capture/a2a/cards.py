@@ -77,6 +77,14 @@ class Card(BaseModel):
                 "extendedAgentCard": self.extended_card}.get(name, False)
 
     @property
+    def before_0_3(self) -> bool:
+        """A card of A2A 0.2 or before: ``url``-shaped with no ``protocolVersion`` (0.3 requires one)
+        or one below 0.3. Such an agent serves it at ``/.well-known/agent.json`` and spells its
+        methods as 0.1 or 0.2 did (which of the two, the card does not say)."""
+        return self.shape == "0.3" and bool(self.interfaces) and all(
+            interface.version is None or _before(interface.version, (0, 3)) for interface in self.interfaces)
+
+    @property
     def requires_auth(self) -> bool:
         return any(requirement for requirement in self.security_requirements)
 
@@ -137,7 +145,7 @@ def _interfaces(data: dict) -> list[Interface]:
                 tenant=entry.get("tenant") if isinstance(entry.get("tenant"), str) else None,
             ))
     if isinstance(data.get("url"), str):  # 0.3: url + preferredTransport, then additionalInterfaces
-        version = _major_minor(data.get("protocolVersion")) or "0.3"
+        version = _major_minor(data.get("protocolVersion"))  # none: a card of 0.2 or before, see `Card.before_0_3`
         old = [Interface(url=data["url"], binding=_str(data.get("preferredTransport")) or "JSONRPC",
                          version=version)]
         for entry in _list(data.get("additionalInterfaces")):
@@ -257,6 +265,13 @@ def _major_minor(value: object) -> str | None:
         return None
     parts = value.split(".")
     return ".".join(parts[:2]) if len(parts) >= 2 else value
+
+
+def _before(version: str, other: tuple[int, ...]) -> bool:
+    try:
+        return tuple(int(part) for part in version.split(".")) < other
+    except ValueError:
+        return False
 
 
 def _dict(value: object) -> dict:

@@ -134,9 +134,11 @@ ROUTES: tuple[Route, ...] = (
 
 #: the well-known card path of 0.3 and 1.0 (§8.2, RFC 8615)
 CARD_PATH = "/.well-known/agent-card.json"
+#: the well-known card path of 0.1 and 0.2
+CARD_PATH_0_2 = "/.well-known/agent.json"
 #: paths that clients have tried for the card: the ≤0.2 path and common misspellings
 LEGACY_CARD_PATHS = (
-    "/.well-known/agent.json",
+    CARD_PATH_0_2,
     "/.well-known/agent-card",
     "/.well-known/agentcard.json",
     "/.well-known/agent_card.json",
@@ -233,6 +235,24 @@ GRPC_MESSAGE_ERROR = re.compile(r"\A(\w+Error): ")
 
 #: errors that say the request itself was broken (§9.5)
 MALFORMED_ERRORS = frozenset({"JSONParseError", "InvalidRequestError", "InvalidParamsError"})
+
+#: how an agent that follows the spec refuses a call, by what is wrong with it. A rule that
+#: predicts a refusal names one of these (``@rule(fails_as=...)``): its finding is a wasted round
+#: trip when the call failed so, and not when it failed for another reason (TaskNotFoundError for
+#: a call sent to an address the card does not declare: the agent took the address all the same).
+#: Names as `decode` gives them: A2A error names, "HTTP 404", "gRPC UNIMPLEMENTED"
+REFUSED_ADDRESS = frozenset({"HTTP 404", "HTTP 405", "HTTP 501", "MethodNotFoundError", "UnsupportedOperationError",
+                             "gRPC UNIMPLEMENTED"})
+REFUSED_VERSION = REFUSED_ADDRESS | {"VersionNotSupportedError", "InvalidRequestError", "HTTP 400"}
+REFUSED_CREDENTIALS = frozenset({"Unauthenticated", "PermissionDenied", "HTTP 401", "HTTP 403"})
+REFUSED_CAPABILITY = REFUSED_ADDRESS | {"PushNotificationNotSupportedError", "ExtendedAgentCardNotConfiguredError",
+                                        "AuthenticatedExtendedCardNotConfiguredError"}
+REFUSED_INPUT = frozenset({"ContentTypeNotSupportedError", "InvalidParamsError", "HTTP 400", "HTTP 415"})
+REFUSED_MALFORMED = MALFORMED_ERRORS | {"HTTP 400", "HTTP 422", "gRPC INVALID_ARGUMENT"}
+REFUSED_UNKNOWN_TASK = frozenset({"TaskNotFoundError", "HTTP 404", "gRPC NOT_FOUND"})
+#: an error's message saying the task is unknown, whatever its code (a2a-server 0.6 answers
+#: -32603 "Internal error: TaskNotFound: ...")
+TASK_UNKNOWN_WORDS = re.compile(r"TaskNotFound|\btask\b[^.;]{0,60}\bnot (?:be )?found", re.IGNORECASE)
 
 #: an error's message or data saying the task has ended: agents answer a call on a finished task
 #: with many codes (-32602 from a2a-sdk 0.3 for tasks/resubscribe, -32004 in 1.0); the words tell

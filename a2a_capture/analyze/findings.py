@@ -118,6 +118,9 @@ class Rule:
     #: the operations (GetTask, ...) or kinds of call ("card", "webhook", "a2a": any A2A call) the
     #: rule judges; the engine calls it for those only. None: every call
     on: frozenset[str] | None = None
+    #: a "predicted" rule: the refusals it predicts (spec.REFUSED_*); a call that failed otherwise
+    #: was not refused for what the rule is about. None: any failure is the one predicted
+    fails_as: frozenset[str] | None = None
 
     def applies_to(self, operation: str | None, kind: str) -> bool:
         if self.on is None:
@@ -136,9 +139,11 @@ class Rule:
         """The finding a hit of this rule's check makes on ``call``."""
         held = session.held_card(call)
         agent_name = held.card.name if held is not None and held.card.name else call.agent
-        outcome = judge(hit.kind or self.kind, call)
+        outcome = judge(hit.kind or self.kind, call, self.fails_as)
         message = hit.message
-        if outcome == "fragile":
+        if outcome == "fragile" and call.error is not None:
+            message += f"; not refused for this (it failed with {call.error.name}): {hit.lenient or self.lenient}"
+        elif outcome == "fragile":
             message += f"; it worked because {hit.lenient or self.lenient}"
         return _finding(dict(
             rule=self.id, severity=self.severity, title=self.title, message=message, spec=self.spec,
@@ -150,13 +155,29 @@ class Rule:
         ))
 
 
-def judge(kind: Kind, call: Call) -> Literal["wasted", "fragile", "advice"]:
-    """A finding's outcome from the exchange itself: did the round trip do any work?"""
+def judge(kind: Kind, call: Call, fails_as: frozenset[str] | None = None) -> Literal["wasted", "fragile", "advice"]:
+    """A finding's outcome from the exchange itself: did the round trip do any work, and did it
+    fail the way the rule predicted (``fails_as``) rather than for another reason?"""
     if kind == "advice":
         return "advice"
-    if kind == "redundant" or not call.ok or call.status is None:
+    if kind == "redundant" or call.status is None:
         return "wasted"  # an unanswered call did no work either
+    if call.ok:
+        return "fragile"
+    error = call.error
+    if error is None or fails_as is None or _refused_as(error, fails_as):
+        return "wasted"  # a redirect did no work by itself
     return "fragile"
+
+
+def _refused_as(error, fails_as: frozenset[str]) -> bool:
+    """Whether an error is one of these refusals: by its name, its HTTP status, or its message
+    naming one (agents that wrap every error in -32603 say which in words)."""
+    if error.name in fails_as or (error.http_status and f"HTTP {error.http_status}" in fails_as):
+        return True
+    said = "".join(error.message.lower().replace("_", " ").split())  # "Task not found", "TASK_NOT_FOUND"
+    return bool(said) and any(name.removesuffix("Error").lower() in said for name in fails_as
+                              if not name.startswith(("HTTP ", "gRPC ")))
 
 
 RULES: dict[str, Rule] = {}
@@ -172,13 +193,14 @@ def ref(other, call: Call) -> str:
 
 
 def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, fix: str, *,
-         on: tuple[str, ...] | None, kind: Kind = "predicted", lenient: str | None = None):
+         on: tuple[str, ...] | None, kind: Kind = "predicted", lenient: str | None = None,
+         fails_as: frozenset[str] | None = None):
     """Register a check as a rule, declared once: what it says (docs/rules.md is written from
     it), which calls it judges (``on``), and how its findings are judged (``kind``)."""
     def register(check: Check) -> Check:
         if id in RULES:
             raise ValueError(f"rule {id} is defined twice")
         RULES[id] = Rule(id, Severity(severity), title, spec, why.strip(), example.strip(), fix.strip(), check,
-                         kind, lenient or Rule.lenient, frozenset(on) if on is not None else None)
+                         kind, lenient or Rule.lenient, frozenset(on) if on is not None else None, fails_as)
         return check
     return register

@@ -43,6 +43,7 @@ come. The card had already answered the question.""",
     example="CreateTaskPushNotificationConfig to an agent whose card has no pushNotifications",
     fix="Check `capabilities.pushNotifications` first; poll or stream instead.",
     lenient="this agent serves push configs its card does not offer; an agent that follows its card refuses them",
+    fails_as=spec.REFUSED_CAPABILITY,
 )(_gated("capability-push"))
 
 rule(
@@ -57,6 +58,7 @@ the call fails with UnsupportedOperationError (-32004): a round trip the card ha
     example="SendStreamingMessage to an agent whose card has streaming: false",
     fix="Check `capabilities.streaming`; use SendMessage (blocking) or GetTask instead.",
     lenient="this agent streams although its card does not offer it; an agent that follows its card refuses",
+    fails_as=spec.REFUSED_CAPABILITY,
 )(_gated("capability-streaming"))
 
 rule(
@@ -71,4 +73,5 @@ GetExtendedAgentCard is only served when the card sets `capabilities.extendedAge
     example="GetExtendedAgentCard to an agent whose card lacks extendedAgentCard",
     fix="Ask for the extended card only when the public card offers one.",
     lenient="this agent serves an extended card its public card does not offer; an agent that follows its card refuses",
+    fails_as=spec.REFUSED_CAPABILITY,
 )(_gated("capability-extended-card"))

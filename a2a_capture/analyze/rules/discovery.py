@@ -15,7 +15,9 @@ from a2a_capture.analyze.findings import Hit, ref, rule
     why="""
 A2A 0.3 and 1.0 agents serve their card at `/.well-known/agent-card.json`. A request for
 `/.well-known/agent.json` (the 0.2 path), `/.well-known/agent-card` or any other guess costs a
-round trip that usually ends in 404, and then a second request at the right path.""",
+round trip that usually ends in 404, and then a second request at the right path. A card of 0.2
+or before (no `protocolVersion`) answered at `/.well-known/agent.json` is not flagged: that was
+its path.""",
     example="GET /.well-known/agent.json HTTP/1.1  ->  404, then GET /.well-known/agent-card.json",
     fix="Request `/.well-known/agent-card.json` first, and only that.",
     lenient="this agent also serves its card at this path; an agent that follows 0.3 or 1.0 answers 404",
@@ -25,6 +27,8 @@ def card_path(call, session):
         return
     if call.path.rstrip("/").endswith(spec.LEGACY_EXTENDED_CARD_PATH):
         return  # the 0.2 extended card route, judged by the capability rules
+    if call.card is not None and call.card.before_0_3 and call.path.rstrip("/").endswith(spec.CARD_PATH_0_2):
+        return  # the agent's card is of 0.2 or before, whose path this is: the client asked where it should
     outcome = f"answered {call.status}" if call.status else "unanswered"
     right = session.card_at_right_path(call.agent)
     related = [right] if right else []

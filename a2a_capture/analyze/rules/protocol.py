@@ -9,11 +9,11 @@ from a2a_capture.analyze.findings import Hit, ref, rule
 
 
 def _declared_versions(call, session) -> set[str]:
-    """The protocol versions the card declares for the interface this call went to."""
-    versions = set()
-    for interface in _matching_interfaces(call, session) or _matching_interfaces(call, session, loosely=True):
-        versions.add(interface.version or "0.3")
-    return versions
+    """The protocol versions the card declares for the interface this call went to (an interface
+    that declares none, as cards before 0.3 do, tells nothing of the names it expects)."""
+    return {interface.version for interface in
+            _matching_interfaces(call, session) or _matching_interfaces(call, session, loosely=True)
+            if interface.version}
 
 
 def _matching_interfaces(call, session, loosely: bool = False):
@@ -35,6 +35,7 @@ it as 0.3, so a 1.0 method is answered with VersionNotSupportedError (-32009) or
     fix="Send `A2A-Version: 1.0` on every request.",
     lenient="this agent takes 1.0 calls without A2A-Version; an agent that follows §3.6.2 reads them as 0.3 "
             "and refuses them",
+    fails_as=spec.REFUSED_VERSION,
 )
 def version_header_missing(call, session):
     if call.is_a2a and call.spelled_version == "1.0" and not call.version_header:
@@ -59,6 +60,7 @@ that speaks the other (or with an A2A-Version header that says the other) fails 
 MethodNotFoundError (-32601) or VersionNotSupportedError.""",
     example="POST /rpc with A2A-Version: 1.0 and method message/send",
     fix="Use the names of the version the chosen interface declares, and say that version in A2A-Version.",
+    fails_as=spec.REFUSED_VERSION,
 )
 def method_version_mismatch(call, session):
     if not call.is_a2a or call.spelled_version is None:
@@ -97,6 +99,7 @@ at best redirected and usually answered 404 or 405.""",
     fix="Pick an interface from `supportedInterfaces` and use its `url` exactly.",
     lenient="this agent also answers at an address its card does not declare; an agent that follows its card "
             "answers 404",
+    fails_as=spec.REFUSED_ADDRESS,
 )
 def interface_undeclared(call, session):
     held = session.held_card(call)
@@ -195,6 +198,7 @@ and sent again: the card had said so before the first attempt.""",
     example="POST /rpc without Authorization to an agent whose card requires a bearer token",
     fix="Send the credentials the card's `securityRequirements` name on every request.",
     lenient="this agent let the call through without credentials; an agent that enforces its card answers 401",
+    fails_as=spec.REFUSED_CREDENTIALS,
 )
 def auth_missing(call, session):
     held = session.held_card(call)
@@ -224,6 +228,7 @@ The card lists the media types the agent accepts (`defaultInputModes`, and per s
     example="a part with mediaType image/png to an agent whose input modes are text/plain only",
     fix="Send only media types the card lists, or convert the content first.",
     lenient="this agent took a media type its card does not list; an agent that follows its card refuses it",
+    fails_as=spec.REFUSED_INPUT,
 )
 def input_mode(call, session):
     if call.operation not in ("SendMessage", "SendStreamingMessage") or not call.part_media_types:
@@ -251,6 +256,7 @@ A body that is not JSON (-32700), not a valid JSON-RPC request (-32600), or whos
 validation (-32602; HTTP+JSON 400 INVALID_ARGUMENT) is a round trip that could only fail.""",
     example='POST /rpc with body {"jsonrpc": "2.0", "method": ',
     fix="Build requests from the spec's schema and validate them before sending.",
+    fails_as=spec.REFUSED_MALFORMED,
 )
 def malformed_request(call, session):
     if not call.is_a2a or call.error is None:

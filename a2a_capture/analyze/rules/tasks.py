@@ -36,16 +36,19 @@ typo, another agent's task, a task from before a restart) is answered with TaskN
 (-32001, HTTP 404).""",
     example="GetTask with id 00000000-0000-4000-8000-000000000000",
     fix="Use the task ids the agent returned, with the agent that returned them.",
+    fails_as=spec.REFUSED_UNKNOWN_TASK,
 )
 def task_unknown(call, session):
     if not call.is_a2a or call.error is None:
         return
-    if call.error.name == "TaskNotFoundError":
+    named = call.error.name == "TaskNotFoundError"
+    if named or spec.TASK_UNKNOWN_WORDS.search(call.error.message):
         known = session.task(call.task_id)
         where = (f"; {ref(known.call, call)} had it from {known.agent}" if known and known.agent != call.agent
                  else "")
+        said = "" if named else f" (it said so with {call.error.name}, not TaskNotFoundError)"
         yield Hit(f"{call.operation or call.method} on task {call.task_id or '(none)'}, which the agent did not "
-                  f"know{where}", [known.call] if known and known.agent != call.agent else [])
+                  f"know{said}{where}", [known.call] if known and known.agent != call.agent else [])
 
 
 @rule(
