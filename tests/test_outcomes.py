@@ -146,3 +146,10 @@ def test_a_card_of_0_3_at_the_0_2_path_is_still_the_wrong_path(tmp_path):
     assert found[("1", "card-path")].outcome == "fragile"
     mismatch = found[("2", "method-version-mismatch")]
     assert "declares protocolVersion 0.3" in mismatch.message and mismatch.outcome == "fragile"
+
+
+def test_an_error_that_names_no_cause_counts_as_the_refusal_predicted(tmp_path):
+    """A bare internal error (like a2a-sdk 0.3's gRPC UNKNOWN for a push config) gives no other
+    reason: the card's prediction is the likeliest one."""
+    blocks = [fetch_card(1), rpc(2, "GetTask", {"id": "t-9"}, path="/other", error=error(-32603, message_text="boom"))]
+    assert _found(tmp_path, *blocks)[("2", "interface-undeclared")].wasted

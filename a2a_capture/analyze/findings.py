@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import Call
 
 
@@ -171,13 +172,31 @@ def judge(kind: Kind, call: Call, fails_as: frozenset[str] | None = None) -> Lit
 
 
 def _refused_as(error, fails_as: frozenset[str]) -> bool:
-    """Whether an error is one of these refusals: by its name, its HTTP status, or its message
-    naming one (agents that wrap every error in -32603 say which in words)."""
+    """Whether an error is one of these refusals: by its name, its HTTP status or its message
+    naming one (agents that wrap every error in -32603 say which in words); or an error that
+    names no cause at all (a bare internal error, gRPC UNKNOWN, a 5xx), where the prediction is
+    the likeliest cause. Only an error that names another cause was not the refusal predicted."""
     if error.name in fails_as or (error.http_status and f"HTTP {error.http_status}" in fails_as):
         return True
-    said = "".join(error.message.lower().replace("_", " ").split())  # "Task not found", "TASK_NOT_FOUND"
-    return bool(said) and any(name.removesuffix("Error").lower() in said for name in fails_as
-                              if not name.startswith(("HTTP ", "gRPC ")))
+    said = _squeezed(error.message)
+    if any(name.removesuffix("Error").lower() in said for name in fails_as if not name.startswith(("HTTP ", "gRPC "))):
+        return True
+    return not _names_a_cause(error, said)
+
+
+def _names_a_cause(error, said: str) -> bool:
+    """An A2A error by name (other than InternalError), a 4xx, or a message naming one."""
+    if error.task_ended or (error.name in spec.ERRORS_BY_NAME and error.name != "InternalError"):
+        return True
+    if error.http_status is not None and 400 <= error.http_status < 500:
+        return True
+    return bool(said) and (bool(spec.TASK_UNKNOWN_WORDS.search(error.message)) or any(
+        name.removesuffix("Error").lower() in said for name in spec.ERRORS_BY_NAME if name != "InternalError"))
+
+
+def _squeezed(text: str) -> str:
+    """A message lower case without blanks: "Task not found" and "TASK_NOT_FOUND" read alike."""
+    return "".join(text.lower().replace("_", " ").split())
 
 
 RULES: dict[str, Rule] = {}
