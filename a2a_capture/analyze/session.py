@@ -18,6 +18,8 @@ from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card, Interface, split_url, url_origin
 from a2a_capture.a2a.decode import Call, fixed
 
+#: routes whose interfaces a session remembers at most (a session has a few; hostile input, any number)
+_MAX_ROUTES = 1024
 _MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)")
 #: the recorder's note on a card it pointed at its listener (docs/capture-format.md)
 _REWROTE = re.compile(r"a2a-capture rewrote the card's interface (\S+) to (\S+) ")
@@ -176,6 +178,9 @@ class Session:
     _called_memo: dict[bool, tuple[Call | None, list[Interface]]] = field(default_factory=dict)
     #: interface URL -> the origins a call to it may have (cleared when a front is learned)
     _origins: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: (card, agent, path, binding, base path, loosely) -> (card, the interfaces a call there went to);
+    #: a pure function of them and the fronts (cleared when a front is learned)
+    _routes: dict[tuple, tuple[Card, list[Interface]]] = field(default_factory=dict)
 
     # -- questions rules ask (Knowledge) ---------------------------------------------------------
 
@@ -240,6 +245,23 @@ class Session:
         memo = self._called_memo.get(loosely)
         if memo is not None and memo[0] is call:
             return memo[1]
+        held = self.held_card(call)
+        if held is None or call.agent is None:
+            result = []
+        else:  # the same route under the same card goes to the same interfaces, call after call
+            key = (id(held.card), call.agent, call.path, call.binding, call.base_path, loosely)
+            known = self._routes.get(key)
+            if known is not None and known[0] is held.card:
+                result = known[1]
+            else:
+                result = self._interfaces_called(call, loosely)
+                if len(self._routes) >= _MAX_ROUTES:
+                    self._routes.clear()
+                self._routes[key] = (held.card, result)
+        self._called_memo[loosely] = (call, result)
+        return result
+
+    def _interfaces_called(self, call: Call, loosely: bool) -> list[Interface]:
         base = call.path if call.binding == "JSONRPC" else (call.base_path or "")
         result = []
         for interface in self.interfaces_for(call):
@@ -251,7 +273,6 @@ class Session:
                     result.append(interface)
             elif _under(base.rstrip("/"), interface.path):
                 result.append(interface)
-        self._called_memo[loosely] = (call, result)
         return result
 
     def origins_of(self, interface: Interface) -> tuple[str, ...]:
@@ -382,6 +403,7 @@ class Session:
 
     def _learn_front(self, upstream: str, front: str) -> None:
         self.fronts[upstream] = front
+        self._routes.clear()
         self._origins.clear()  # the origins worked out so far may go through the new front
 
     def _hold(self, call: Call, record: Seen, card: Card, extended: bool) -> None:
