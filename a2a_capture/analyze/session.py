@@ -181,6 +181,8 @@ class Session:
     #: (card, agent, path, binding, base path, loosely) -> (card, the interfaces a call there went to);
     #: a pure function of them and the fronts (cleared when a front is learned)
     _routes: dict[tuple, tuple[Card, list[Interface]]] = field(default_factory=dict)
+    #: agent origin -> path -> the card held for a call there (dropped for the origins a new card touches)
+    _held: dict[str | None, dict[str, HeldCard | None]] = field(default_factory=dict)
 
     # -- questions rules ask (Knowledge) ---------------------------------------------------------
 
@@ -190,7 +192,13 @@ class Session:
         card that names an interface on it."""
         if self._memo[0] is call:
             return self._memo[1]
-        held = self._held_card(call)
+        by_path = self._held.setdefault(call.agent, {})
+        if call.path in by_path:
+            held = by_path[call.path]
+        else:
+            if len(by_path) >= _MAX_ROUTES:
+                by_path.clear()
+            held = by_path[call.path] = self._held_card(call)
         self._memo = (call, held)
         return held
 
@@ -404,6 +412,7 @@ class Session:
     def _learn_front(self, upstream: str, front: str) -> None:
         self.fronts[upstream] = front
         self._routes.clear()
+        self._held.clear()
         self._origins.clear()  # the origins worked out so far may go through the new front
 
     def _hold(self, call: Call, record: Seen, card: Card, extended: bool) -> None:
@@ -425,14 +434,17 @@ class Session:
             self.variants[(key, _variant(call, held.vary))] = held
         self.same_cards[(call.agent, card.fingerprint)] = held
         self.cards[call.agent] = held
+        self._held.pop(call.agent, None)
         if previous is not None:
             for origin in {o for interface in previous.card.interfaces for o in self.origins_of(interface)}:
                 self.interfaces[origin] = [entry for entry in self.interfaces.get(origin, ())
                                            if entry[2] is not previous]
+                self._held.pop(origin, None)
         for interface in card.interfaces:
             self._order += 1
             for origin in self.origins_of(interface):
                 self.interfaces.setdefault(origin, []).append((interface.path, self._order, held))
+                self._held.pop(origin, None)
 
     def _see(self, task: str, state: str, record: Seen) -> None:
         seen_now = TaskSeen(state=state, call=record, agent=record.agent)
