@@ -10,7 +10,6 @@ import hashlib
 import json
 import re
 from dataclasses import MISSING, dataclass, field, fields
-from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -179,9 +178,14 @@ def _read(call, exchange: Exchange) -> None:
     call.headers = list(request.headers)
     call.response_headers = list(response.headers) if response is not None else []
     meta = exchange.meta
-    tls = next((match.group(1).lower() for note in call.notes if (match := _TLS_NOTE.match(note))), None)
+    tls = next((match.group(1).lower() for note in call.notes if (match := _TLS_NOTE.match(note))),
+               None) if call.notes else None
     call.agent, call.upstream = _origins(split.scheme, split.netloc, sent.get("host"), meta.server, tls)
-    call.started, call.duration = _times(meta)
+    started, ended = meta.started_at, meta.ended_at
+    if started is not None:
+        call.started = started.timestamp()
+        if ended and (started.tzinfo is None) == (ended.tzinfo is None):  # as ExchangeMeta.duration
+            call.duration = (ended - started).total_seconds()
     call.request_json, call.request_json_error = _json(decode_content(request.body, sent.get("content-encoding")))
     streamed = response is not None and _media_type(answer.get("content-type")) == "text/event-stream"
     content = decode_content(response.body, answer.get("content-encoding")) if response is not None else b""
@@ -248,14 +252,15 @@ def _is_card_fetch(call: Call) -> bool:
     if call.method != "GET":
         return False
     path = call.path.rstrip("/")
-    if path.endswith(spec.CARD_PATH) or any(path.endswith(p) for p in spec.LEGACY_CARD_PATHS):
-        return True
-    if path.endswith(spec.LEGACY_EXTENDED_CARD_PATH):
+    if path.endswith(_CARD_PATHS):
         return True
     route = rest_route(call.method, path)
     if route is not None and route[0].operation == "GetExtendedAgentCard":
         return False  # the extended card by HTTP+JSON: an A2A call, read as one
     return looks_like_card(call.response_json)
+
+
+_CARD_PATHS = (spec.CARD_PATH, *spec.LEGACY_CARD_PATHS, spec.LEGACY_EXTENDED_CARD_PATH)
 
 
 def looks_like_card(data: object) -> bool:
@@ -430,8 +435,10 @@ def _read_results(call: Call, result: object, frames: list) -> None:
     states = task_states(result)
     offsets: list[float | None] = [None] * len(states)
     for frame in frames:
-        has_states = _may_name(frame.data, '"status"')
-        if not (has_states or frame.event == "error" or _may_name(frame.data, '"error"')):
+        text = frame.data
+        escaped = text is not None and "\\u" in text  # a key may be spelled with escapes: parse it
+        has_states = escaped or (text is not None and '"status"' in text)
+        if not (has_states or frame.event == "error" or (text is not None and '"error"' in text)):
             continue  # nothing below would read it (most frames of a stream): not parsed at all
         data = _frame_json(frame)
         if isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
@@ -561,44 +568,6 @@ def _origins(scheme: str, netloc: str, host: str | None, server: str | None,
     elif server:
         upstream = _origin(agent.split(":", 1)[0], server)
     return agent, upstream if upstream != agent else None
-
-
-def _times(meta) -> tuple[float | None, float | None]:
-    """(start in seconds since the epoch, duration in seconds), as ``meta.started_at.timestamp()``
-    and ``ExchangeMeta.duration`` give them: the recorder's UTC times read without datetime
-    (the same floats, from the same whole microseconds), any other spelling through it."""
-    start, end = _micros(meta.start), _micros(meta.end)
-    if start is not None and (end is not None or not meta.end):
-        return start / 1e6, (end - start) / 1e6 if end is not None else None
-    started, ended = meta.started_at, meta.ended_at
-    if started is None:
-        return None, None
-    if ended and (started.tzinfo is None) == (ended.tzinfo is None):  # as ExchangeMeta.duration
-        return started.timestamp(), (ended - started).total_seconds()
-    return started.timestamp(), None
-
-
-def _micros(value: str | None) -> int | None:
-    """Microseconds since the epoch of `YYYY-MM-DDTHH:MM:SS.ffffffZ` (what the recorder writes), else None."""
-    if value is None or len(value) != 27 or value[19] != "." or value[26] != "Z" or not value[20:26].isdigit():
-        return None
-    seconds = _epoch_seconds(value[:19])
-    return None if seconds is None else seconds * 1_000_000 + int(value[20:26])
-
-
-@lru_cache(maxsize=256)  # a session's exchanges share their seconds often, their minutes more
-def _epoch_seconds(text: str) -> int | None:
-    if not _SECONDS.fullmatch(text):
-        return None
-    try:
-        moment = datetime.fromisoformat(text + "+00:00")
-    except ValueError:
-        return None
-    return (moment - _EPOCH) // timedelta(seconds=1)
-
-
-_SECONDS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", re.ASCII)
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _first_values(headers: list[tuple[str, str]]) -> dict[str, str]:

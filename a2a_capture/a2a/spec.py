@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # -- operations ---------------------------------------------------------------------------------
 
@@ -54,6 +55,7 @@ LEGACY_METHODS: dict[str, tuple[str, str]] = {
 }
 
 
+@lru_cache(maxsize=256)  # asked for every call, of a few versions
 def spells(name_version: str, versions: tuple[str, ...] | None, declared: str) -> bool:
     """Whether a method name of ``name_version`` (valid in ``versions``) belongs to ``declared``.
 

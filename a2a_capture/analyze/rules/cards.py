@@ -52,9 +52,14 @@ and its tokens, elsewhere. Production agents must use TLS.""",
 def card_insecure_transport(call, session):
     if call.kind != "card" or call.agent is None:
         return
-    parts = split_url(call.agent)
-    if parts.scheme == "http" and not _loopback(parts.hostname or ""):
+    if _plain_http_remote(call.agent):
         yield Hit(f"the card of {call.agent} came over plain HTTP")
+
+
+@lru_cache(maxsize=256)  # a session fetches cards from a few agents, over and over
+def _plain_http_remote(agent: str) -> bool:
+    parts = split_url(agent)
+    return parts.scheme == "http" and not _loopback(parts.hostname or "")
 
 
 @rule(

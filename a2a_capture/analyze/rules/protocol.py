@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+from functools import lru_cache
 
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
@@ -212,7 +213,8 @@ def auth_missing(call, session):
               f"{ref(held.fetch, call)}) requires {schemes}{answer}", [held.fetch])
 
 
-def _accepts(modes: list[str], media: str) -> bool:
+@lru_cache(maxsize=1024)  # a session sends a few media types to a few cards, over and over
+def _accepts(modes: tuple[str, ...], media: str) -> bool:
     return any(fnmatch.fnmatch(media, mode.split(";")[0].strip().lower()) for mode in modes)
 
 
@@ -236,7 +238,7 @@ def input_mode(call, session):
     held = session.held_card(call)
     if held is None:
         return
-    modes = held.card.accepted_input_modes()
+    modes = tuple(held.card.accepted_input_modes())
     if not modes:
         return
     refused = sorted({media for media in call.part_media_types if not _accepts(modes, media)})
