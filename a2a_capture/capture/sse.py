@@ -48,49 +48,68 @@ def parse(
     """Split an event-stream body into events, with arrival times and notes by position."""
     times = times or []
     notes = notes or {}
-    events: list[Event] = []
-    timed = len(times)
-    for start, block, end in _blocks(body):
-        index = len(events)
-        at = times[index] if index < timed else None
-        noted = tuple(notes[index]) if notes and index in notes else ()
-        line_end = block.find(b"\n")
-        if block.startswith(b"data:") and (line_end < 0 or line_end == len(block) - 1) \
-                and block.find(b"\r", 0, len(block) - 2) < 0:  # the common frame: one `data:` line
-            data = block[6:] if block[5:6] == b" " else block[5:]
-            events.append(Event(data.rstrip(b"\r\n").decode("utf-8", "replace"), None, None, None, (),
-                                at, noted, start, end))
-        else:
-            events.append(_event(block.splitlines(), at, noted, start, end))
+    if b"\r" not in body:
+        events = _split(body, b"\n", times, notes)
+    else:  # CRLF, seen to be so frame by frame; else counted, else the general expression
+        events = _split(body, b"\r\n", times, notes, sure=False)
+        if events is None:
+            if body.count(b"\r\n") == body.count(b"\n") == body.count(b"\r"):
+                events = _split(body, b"\r\n", times, notes)
+            else:
+                events = _general(body, times, notes)
     if events and events[-1].end != len(body):
         # trailing blank lines belong to the last frame so the spans cover the body
         events[-1] = events[-1]._replace(end=len(body))
     return events
 
 
-def _blocks(body: bytes):
-    """(span start, frame lines, span end) for each frame."""
-    if b"\r" not in body:
-        eol = b"\n"
-    elif body.count(b"\r\n") == body.count(b"\n") == body.count(b"\r"):
-        eol = b"\r\n"
-    else:  # mixed line ends: the general expression
-        for match in _BLOCK.finditer(body):
-            yield match.start(), match.group(1), match.end()
-        return
-    sep, step, size, pos = eol + eol, len(eol), len(body), 0
-    while pos < size:
-        start = pos
-        while body.startswith(eol, pos):
-            pos += step
-        if pos >= size:
-            return
-        found = body.find(sep, pos)
-        if found < 0:
-            yield start, body[pos:], size
-            return
-        yield start, body[pos:found + step], found + 2 * step
-        pos = found + 2 * step
+def _general(body: bytes, times: list[float | None], notes: dict[int, list[str]]) -> list[Event]:
+    """The events of any body, frame by frame as the WHATWG rules find them (the spans are
+    not stretched over trailing blank lines)."""
+    events: list[Event] = []
+    for match in _BLOCK.finditer(body):
+        index = len(events)
+        at = times[index] if index < len(times) else None
+        noted = tuple(notes[index]) if index in notes else ()
+        events.append(_event(match.group(1).splitlines(), at, noted, match.start(), match.end()))
+    return events
+
+
+def _split(body: bytes, eol: bytes, times: list[float | None], notes: dict[int, list[str]],
+           sure: bool = True) -> list[Event] | None:
+    """The events of a body whose line ends are all ``eol``: frames are what blank lines part.
+    Not ``sure`` of that: None at the first frame that does not show it on its own (a frame of
+    more than one line, blank lines around it).
+
+    A frame's span starts where the one before it ended (blank lines before it included) and
+    ends after the blank line that closes it.
+    """
+    events: list[Event] = []
+    timed, size, gap = len(times), len(body), 2 * len(eol)
+    pieces = body.split(eol + eol)
+    last = len(pieces) - 1
+    start = pos = 0
+    for number, piece in enumerate(pieces):
+        pos += len(piece) + gap
+        if not piece:
+            continue
+        frame = piece.strip(eol)  # blank lines before it; the last one's own line end
+        one_line = b"\n" not in frame and b"\r" not in frame
+        if not sure and (frame is not piece or not one_line):
+            return None
+        if not frame:
+            continue
+        end = pos if number < last else size
+        index = len(events)
+        at = times[index] if index < timed else None
+        noted = tuple(notes[index]) if notes and index in notes else ()
+        if one_line and frame.startswith(b"data:"):
+            data = frame[6:] if frame[5:6] == b" " else frame[5:]  # the common frame: one `data:` line
+            events.append(Event(data.decode("utf-8", "replace"), None, None, None, (), at, noted, start, end))
+        else:
+            events.append(_event(frame.splitlines(), at, noted, start, end))
+        start = end
+    return events
 
 
 def _event(lines: list[bytes], at: float | None, notes: tuple[str, ...], start: int, end: int) -> Event:
