@@ -6,7 +6,8 @@
 Three agents run on 127.0.0.1 (test-runner: streaming and push; code-reviewer: streaming;
 deployer: declares a bearer token), each behind its own recorder listener (reverse mode),
 plus a forward-proxy listener that the agents' webhooks pass through. Each scenario is a
-separate capture; `a2a-capture analyze captures/*.http` reads them as one session.
+separate capture of one client run: `a2a-capture analyze --each-file captures/*.http` reads each
+as a session of its own (without --each-file they form one session).
 """
 
 from __future__ import annotations
