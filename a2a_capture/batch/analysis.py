@@ -19,10 +19,12 @@ from a2a_capture.batch.fetch import local_copies, renamed
 from a2a_capture.batch.sessions import Grouping, group, is_url
 
 
-def analyze_session(files: list[str], config: Config | None, facts: bool = False) -> dict:
-    """One session's analysis as plain data (what a worker sends back); ``facts`` as ``analyze`` has it."""
+def analyze_session(files: list[str], config: Config | None, facts: bool = False, calls: bool = True) -> dict:
+    """One session's analysis as plain data (what a worker sends back); ``facts`` as ``analyze`` has it;
+    without ``calls``, no call records (the larger part of it) cross back to be read."""
     with local_copies(files) as (local, originals):
-        return renamed(analyze(local, config, facts=facts).model_dump(mode="json"), originals)
+        analysis = analyze(local, config, facts=facts)
+        return renamed(analysis.model_dump(mode="json", exclude=None if calls else {"calls"}), originals)
 
 
 def analyze_many(paths: Sequence[str], config: Config | None = None, *, grouping: Grouping = "all",
@@ -43,8 +45,8 @@ def analyze_many(paths: Sequence[str], config: Config | None = None, *, grouping
     if _one_local(sessions, engine):  # its error, if any, is the one error
         return analyze(sessions[0], config, on_finding=on_finding, on_call=on_call)
     total = _SummaryTotal()
-    for result in engines.stream(analyze_session, sessions, config, jobs=jobs, engine=engine, scheduler=scheduler,
-                                 on_failure=on_failure):
+    for result in engines.stream(analyze_session, sessions, config, False, on_call is not None, jobs=jobs,
+                                 engine=engine, scheduler=scheduler, on_failure=on_failure):
         analysis = Analysis.model_validate(result)
         for finding in analysis.findings:
             on_finding(finding)

@@ -80,47 +80,62 @@ def _local(function, items, args, jobs: int, stop: bool) -> Iterator[Any]:
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    # a few chunks per process, of a few items: few enough to spare the pickling, small enough to hold
-    chunk = max(1, min(CHUNK, len(items) // (jobs * 4)))
+    chunk = _chunk(len(items), jobs)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         def submit(batch: Sequence[Any]) -> list:
             return [pool.submit(guarded_each, function, batch[start:start + chunk], args)
                     for start in range(0, len(batch), chunk)]
 
-        for results in _in_order(submit, items, AHEAD_PER_THREAD * jobs, chunk):
+        for results in _in_order(submit, _results, items, AHEAD_PER_THREAD * jobs, chunk):
             yield from results
-
-
-def guarded_each(function: Callable[..., Any], items: Sequence[Any], args: tuple) -> list[Any]:
-    """``guarded`` for each item of a chunk, in a pool process."""
-    return [guarded(function, item, *args) for item in items]
-
-
-#: items a pool process is sent at once, at most
-CHUNK = 8
-
-#: items (chunks, in a pool) submitted ahead of the one whose result is handed over next, per
-#: process or worker thread: enough to keep each busy past a slow item, few enough that the
-#: results waiting their turn (on a Dask cluster, kept on the workers) stay a small, fixed amount
-AHEAD_PER_THREAD = 8
 
 
 def _dask(function, items, args, jobs: int, scheduler: str | None) -> Iterator[Any]:
     from a2a_capture.batch import schedulers
 
     with schedulers.client(scheduler, jobs) as client:
+        threads = max(1, sum(client.nthreads().values()))
+        chunk = _chunk(len(items), threads)
+
         def submit(batch: Sequence[Any]) -> list:  # one message for the batch
-            return client.map(guarded, [function] * len(batch), batch, *([arg] * len(batch) for arg in args),
-                              pure=False)
+            chunks = [batch[start:start + chunk] for start in range(0, len(batch), chunk)]
+            return client.map(guarded_each, [function] * len(chunks), chunks, [args] * len(chunks), pure=False)
 
-        yield from _in_order(submit, items, AHEAD_PER_THREAD * max(1, sum(client.nthreads().values())))
+        # the results that are there gathered together: one round trip
+        for results in _in_order(submit, client.gather, items, AHEAD_PER_THREAD * threads, chunk):
+            yield from results
 
 
-def _in_order(submit: Callable[[Sequence[Any]], list], items: Sequence[Any], ahead: int,
-              size: int = 1) -> Iterator[Any]:
+def _chunk(items: int, processes: int) -> int:
+    """Items sent as one task: a few tasks per process at least, to balance the load."""
+    return max(1, min(CHUNK, items // (processes * 4)))
+
+
+def _results(futures: list) -> list:
+    return [future.result() for future in futures]
+
+
+def guarded_each(function: Callable[..., Any], items: Sequence[Any], args: tuple) -> list[Any]:
+    """``guarded`` for each item of a chunk, in a pool process or on a Dask worker."""
+    return [guarded(function, item, *args) for item in items]
+
+
+#: items sent as one task, at most: few enough that a task's results are a small amount to hold,
+#: enough to spare the per-task cost (pickling; on Dask a round of scheduling) for small sessions
+CHUNK = 8
+
+#: tasks submitted ahead of the one whose results are handed over next, per process or worker
+#: thread: enough to keep each busy past a slow one, few enough that the results waiting their
+#: turn (on a Dask cluster, kept on the workers) stay a small, fixed amount
+AHEAD_PER_THREAD = 8
+
+
+def _in_order(submit: Callable[[Sequence[Any]], list], take: Callable[[list], list], items: Sequence[Any],
+              ahead: int, size: int = 1) -> Iterator[Any]:
     """Each future's result in the items' order, with at most ``ahead`` futures (of ``size`` items
-    each) submitted and not yet handed over: this process holds only those futures and takes each
-    result when its turn comes, so its memory stays flat however many items there are."""
+    each) submitted and not yet handed over: this process holds only those futures and takes the
+    results when their turn comes (the next one, with those after it that are done, in one
+    ``take``), so its memory stays flat however many items there are."""
     pending: deque = deque()
     submitted = 0
     while pending or submitted < len(items):
@@ -128,7 +143,10 @@ def _in_order(submit: Callable[[Sequence[Any]], list], items: Sequence[Any], ahe
             batch = items[submitted:submitted + (ahead - len(pending)) * size]
             pending += submit(batch)
             submitted += len(batch)
-        head = pending.popleft()
-        result = head.result()
-        del head  # its result let go of now (a Dask future: released on the cluster)
-        yield result
+        pending[0].exception()  # waits for it to end, without taking its result
+        ready = [pending.popleft()]
+        while pending and pending[0].done():
+            ready.append(pending.popleft())
+        results = take(ready)
+        del ready  # the futures let go of now (on a Dask cluster: their results released there)
+        yield from results
