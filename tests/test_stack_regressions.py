@@ -9,7 +9,18 @@ import pytest
 
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.record.flows import is_webhook
-from tests.builders import block, card, fetch_card, http_request, http_response, message, write
+from tests.builders import (
+    ORIGIN,
+    block,
+    card,
+    error,
+    fetch_card,
+    http_request,
+    http_response,
+    message,
+    rpc,
+    write,
+)
 
 
 def test_a_new_task_whose_stream_the_agent_breaks_is_no_message_to_an_ended_task(tmp_path):
@@ -52,3 +63,16 @@ def test_a_push_of_an_agents_message_or_a_task_is_still_a_webhook():
     assert is_webhook([], _body({"message": agent_message}), set(), "")
     assert is_webhook([], _body({"statusUpdate": {"taskId": "t-1", "status": {"state": "TASK_STATE_WORKING"}}}),
                       set(), "")
+
+
+def test_a_hybrid_card_is_quoted_by_both_its_fields(tmp_path):
+    """The JavaScript agent's v0.3 layer serves a request without A2A-Version a hybrid card: 0.3's
+    top-level fields (`supportsAuthenticatedExtendedCard: false`) beside 1.0's supportedInterfaces.
+    A finding quotes the field of either version, not only 1.0's, which this card does not carry."""
+    hybrid = card(url=f"{ORIGIN}/rpc", preferredTransport="JSONRPC", protocolVersion="0.3",
+                  capabilities={"streaming": True}, supportsAuthenticatedExtendedCard=False)
+    capture = write(tmp_path, fetch_card(1, hybrid), rpc(2, "GetExtendedAgentCard", {}, error=error(
+        -32004, "UNSUPPORTED_OPERATION", "Agent does not support authenticated extended card.")))
+    [finding] = analyze([capture]).findings
+    assert finding.rule == "capability-extended-card" and finding.wasted, finding
+    assert "has no capabilities.extendedAgentCard or supportsAuthenticatedExtendedCard;" in finding.message

@@ -365,3 +365,35 @@ def test_sdk13_client_on_a_js_agent(tmp_path, stack):
     with stacks.agent(name, free_port()) as upstream, Recorder(output, [(upstream, listen := free_port())]):
         _sdk13_session(f"http://127.0.0.1:{listen}")
     assert_triples("sdk13-on-js", triples(output), {(3, "poll-terminal", True)})
+
+
+def test_03_rest_calls_on_a_js_agent_with_its_03_layer(tmp_path, stack):
+    """Raw 0.3 HTTP+JSON calls (the /v1 routes) on the JavaScript agent's v0.3 layer, which answers
+    refusals with an HTTP status and a bare 0.3 error: each mistake judged from that answer."""
+    name = stack("a2a_js")
+    output = tmp_path / "rest03-on-js.http"
+    with stacks.agent(name, free_port(), "--compat") as upstream, \
+            Recorder(output, [(upstream, listen := free_port())]):
+        with httpx.Client(base_url=f"http://127.0.0.1:{listen}/a2a/rest", timeout=30) as http:
+            http.get(f"http://127.0.0.1:{listen}/.well-known/agent-card.json")     # 1: the hybrid 0.3 card
+            sent = {"message": {"messageId": "m-2", "role": "ROLE_USER", "content": [{"text": "run"}]},
+                    "configuration": {"blocking": True}}
+            task = http.post("/v1/message:send", headers=RPC, json=sent).json()["task"]["id"]  # 2: completed
+            http.get(f"/v1/tasks/{task}")                                            # 3
+            http.post(f"/v1/tasks/{task}:cancel")                                    # 4: 400, -32002
+            http.post(f"/v1/tasks/{task}:subscribe")                                 # 5: 400, -32004
+            http.get("/v1/tasks/no-such-task")                                       # 6: 404, -32001
+            http.get("/v1/card")                                                     # 7: 400, -32004
+            http.post(f"/v1/tasks/{task}/pushNotificationConfigs", headers=RPC, json={    # 8: 400, -32003
+                "name": f"tasks/{task}/pushNotificationConfigs/hook", "pushNotificationConfig": {
+                    "url": "http://127.0.0.1:9/hook"}})
+            http.post("/v1/message:send", headers=RPC, json=sent)                   # 9: the same message again
+    assert_triples("rest03-on-js", triples(output), {
+        (3, "poll-terminal", True),
+        (4, "cancel-terminal", True),
+        (5, "subscribe-terminal", True),
+        (6, "task-unknown", True),
+        (7, "capability-extended-card", True),
+        (8, "capability-push", True),
+        (9, "duplicate-message-id", True),
+    })

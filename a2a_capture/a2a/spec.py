@@ -278,6 +278,8 @@ class Gate:
 #: how a card of each shape spells a capability, for messages that quote the card's own field
 CAPABILITY_FIELDS: dict[tuple[str, str], str] = {
     ("extendedAgentCard", "0.3"): "supportsAuthenticatedExtendedCard",
+    # a hybrid card (0.3 and 1.0 fields, as compat agents serve a 0.3 client) may carry either
+    ("extendedAgentCard", "both"): "capabilities.extendedAgentCard or supportsAuthenticatedExtendedCard",
 }
 
 
