@@ -397,3 +397,15 @@ def test_03_rest_calls_on_a_js_agent_with_its_03_layer(tmp_path, stack):
         (8, "capability-push", True),
         (9, "duplicate-message-id", True),
     })
+
+
+@pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
+def test_js_client_on_an_sdk13_agent(tmp_path, stack, binding):
+    """The JavaScript client on a2a-sdk 1.3's reference agent, over either binding: the same
+    mistakes, judged from the Python agent's answers (its REST refusals: google.rpc.Status)."""
+    name = stack("a2a_js")
+    output = tmp_path / "js-on-sdk13.http"
+    with agent("reviewer", skill_modes=True) as upstream, Recorder(output, [(upstream, listen := free_port())]):
+        result = stacks.client(name, f"http://127.0.0.1:{listen}", *(["--rest"] if binding == "HTTP+JSON" else []))
+    assert len(result["refused"]) == 4, result
+    assert_triples(f"js-on-sdk13 ({binding})", triples(output), JS_CLIENT_MISTAKES)
