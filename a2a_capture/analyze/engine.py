@@ -23,6 +23,7 @@ from a2a_capture.sources import exchanges
 #: in flight at once; a capture whose times stand still (copied ``#@ start`` lines) must not hold
 #: every call of the file
 MAX_PENDING = 4096
+_NONE: frozenset[str] = frozenset()  # no note silences a rule
 
 
 class CallRecord(BaseModel):
@@ -121,7 +122,7 @@ class Analyzer:
         self.files: list[str] = []
         self._file = ""
         self._active: list[Rule] = []
-        self._dispatch: dict[tuple[str | None, str], list[Rule]] = {}
+        self._dispatch: dict[tuple[str | None, str], list[tuple[Rule, Callable]]] = {}
         self._pending: list[tuple[float, int, Call]] = []  # finished calls the client may not know of yet
         self._index = 0
         self._exchanges = self._errors = self._streams = 0
@@ -143,11 +144,11 @@ class Analyzer:
         while self._pending and (start is None or self._pending[0][0] <= start):
             session.apply(heapq.heappop(self._pending)[2])
         found: list[Finding] = []
-        silenced = ignored_in_notes(call.notes)
-        for rule in self._rules_for(call):
+        silenced = ignored_in_notes(call.notes) if call.notes else _NONE
+        for rule, check in self._rules_for(call):
             if silenced is None or rule.id in silenced:
                 continue
-            for hit in rule.check(call, session) or ():
+            for hit in check(call, session) or ():
                 found.append(rule.finding(call, session, hit))
         self._count(call, found)
         if self.keep_facts:
@@ -173,11 +174,11 @@ class Analyzer:
         return Analysis(findings=self.findings, calls=self.records, summary=self.summary(), exchanges=self.facts,
                         agent_names=names)
 
-    def _rules_for(self, call: Call) -> list[Rule]:
+    def _rules_for(self, call: Call) -> list[tuple[Rule, Callable]]:
         key = (call.operation, call.kind)
         rules = self._dispatch.get(key)
         if rules is None:
-            rules = self._dispatch[key] = [rule for rule in self._active if rule.applies_to(*key)]
+            rules = self._dispatch[key] = [(rule, rule.check) for rule in self._active if rule.applies_to(*key)]
         return rules
 
     def _count(self, call: Call, found: list[Finding]) -> None:
