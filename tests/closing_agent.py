@@ -23,9 +23,8 @@ import asyncio
 import contextlib
 import json
 import socket
-import threading
 
-from a2a_capture.record.process import free_port
+from tests.stream_server import StreamServer
 
 HOW = ("close-header", "silent-close", "silent-close-4xx", "kept-open", "until-close", "unanswered")
 
@@ -42,11 +41,11 @@ def _answer(status: str, payload: dict, *extra: str, length: bool = True) -> byt
     return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
 
-class ClosingAgent:
+class ClosingAgent(StreamServer):
     def __init__(self, how: str) -> None:
         assert how in HOW, how
+        super().__init__()
         self.how = how
-        self.port = free_port()
         #: every answer written, in order, as the bytes that went on the wire
         self.sent: list[bytes] = []
         #: requests read and never answered
@@ -116,23 +115,3 @@ class ClosingAgent:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
         await self._send(writer, data)
         sock.shutdown(socket.SHUT_WR)
-
-    def __enter__(self) -> ClosingAgent:
-        started = threading.Event()
-
-        async def main() -> None:
-            server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
-            self._stop = asyncio.Event()
-            started.set()
-            async with server:
-                await self._stop.wait()
-
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_until_complete, args=(main(),), daemon=True)
-        self._thread.start()
-        started.wait(10)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(10)

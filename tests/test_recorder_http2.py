@@ -1,8 +1,8 @@
 """HTTP/2 recorded live: an a2a-sdk agent served over HTTP/2 with TLS and ALPN (hypercorn), an
 HTTP/2 client (httpx, http2=True), in forward and in reverse mode, with an SSE stream whose
 frames reach the client while it runs. The capture reads back as ordinary exchanges with a note.
-An agent that resets a stream (RST_STREAM) has the client's stream reset too, not answered with
-a 502 of mitmproxy's, and the capture says the agent reset it.
+An agent that resets a stream (RST_STREAM), or closes its connection under it, has the client's
+stream reset too, not answered with a 502 of mitmproxy's, and the capture says what the agent did.
 """
 
 from __future__ import annotations
@@ -132,12 +132,11 @@ def _calls(base: str, **client) -> tuple[list[tuple], list[str]]:
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 @pytest.mark.parametrize("how", HOW)
-def test_an_agent_that_resets_a_stream_resets_the_clients_stream(tmp_path, how, mode):
+def test_an_agent_that_resets_a_stream_or_ends_its_connection_resets_the_clients_stream(tmp_path, how, mode):
     tls = self_signed(tmp_path)
     with ResetAgent(how, tls) as direct:
         expected, _ = _calls(direct.url, verify=ssl.create_default_context(cafile=str(tls[1])))
-    assert expected[0][2] == "<StreamReset stream_id:1, error_code:2, remote_reset:True>"
-    assert expected[1][0] == 200
+    assert expected[0][2] is not None and expected[1][0] == 200  # the first call failed, the second not
 
     output = tmp_path / "reset.http"
     trust = ["--set", f"confdir={tmp_path}", "--set", "ssl_insecure=true"]
@@ -151,15 +150,29 @@ def test_an_agent_that_resets_a_stream_resets_the_clients_stream(tmp_path, how, 
             with Recorder(output, proxy_port=proxy, extra=trust):
                 got, versions = _calls(upstream.url, proxy=f"http://127.0.0.1:{proxy}",
                                        verify=mitmproxy_trust(tmp_path))
-    # the client's stream was reset as the agent's was (no 502 of mitmproxy's), and the connection
-    # lived on: the next call went on it, on the agent's side too
-    assert got == expected
     assert set(versions) == {"HTTP/2"}
-    assert upstream.connections == [1, 1]
+    if how in ("goaway", "hang-up"):
+        # the agent's connection ended: directly the client's did too; through the recorder its
+        # stream is reset (no 502 of mitmproxy's), and its next call reaches a new agent connection
+        assert expected[0][2] in ("<ConnectionTerminated error_code:2, last_stream_id:0, additional_data:None>",
+                                  "Server disconnected")
+        assert got[0] == (None, b"", "<StreamReset stream_id:1, error_code:2, remote_reset:True>")
+        assert got[1] == expected[1]
+        assert upstream.connections == [1, 2]
+    else:
+        # the client's stream was reset as the agent's was (no 502 of mitmproxy's), and the
+        # connection lived on: the next call went on it, on the agent's side too
+        assert expected[0][2] == "<StreamReset stream_id:1, error_code:2, remote_reset:True>"
+        assert got == expected
+        assert upstream.connections == [1, 1]
 
     first, second = read_capture(output).exchanges
     assert second.response.status == 200 and not second.notes[2:]
-    if how == "before-answer":
+    if how in ("goaway", "hang-up"):
+        assert first.response is None
+        assert first.notes[2].startswith("error: the agent closed the connection (")
+        assert notes.CLOSED_H2_LIKE_AGENT in first.notes
+    elif how == "before-answer":
         assert first.response is None
         assert "error: the agent reset the stream (RST_STREAM INTERNAL_ERROR)" in first.notes
         assert notes.RESET_LIKE_AGENT.format(passed="stream was reset too (RST_STREAM INTERNAL_ERROR)") \

@@ -49,3 +49,16 @@ def test_the_capture_names_the_side_and_no_proxy_answer_for_a_clients_reset():
     exchange = flows.exchange_from_flow(_reset("CANCEL"), 1)
     assert "error: the client reset the stream (RST_STREAM CANCEL)" in exchange.notes
     assert not notes.proxy_answered(exchange.notes)
+
+
+@pytest.mark.parametrize(("message", "client", "server", "note"), [
+    ("peer closed connection", b"h2", b"h2", notes.CLOSED_H2_LIKE_AGENT),
+    ("HTTP/2 connection closed: <ConnectionTerminated error_code:2>", b"h2", b"h2", notes.CLOSED_H2_LIKE_AGENT),
+    ("peer closed connection", b"http/1.1", b"h2", notes.CLOSED_LIKE_AGENT),  # the kill closes it
+    ("peer closed connection", b"h2", None, None),  # not the agent's HTTP/2 connection
+])
+def test_an_agents_http2_connection_that_ended_under_a_stream(message, client, server, note):
+    flow = tflow.tflow()
+    flow.client_conn.alpn, flow.server_conn.alpn = client, server
+    flow.error = mitmproxy_flow.Error(message)
+    assert flows.passed_on(flow) == note

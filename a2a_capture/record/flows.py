@@ -221,6 +221,9 @@ def retire_after_error(flow) -> bool:
 _HUNG_UP = tuple(needle for needle, kind in _ERROR_KINDS if kind == _AGENT_CLOSED)
 
 
+#: how mitmproxy (11 and 12) words an HTTP/2 connection that closed (by TCP, or GOAWAY) under a stream
+_H2_CLOSED = ("peer closed connection", "HTTP/2 connection closed")
+
 #: how mitmproxy (11 and 12) words an HTTP/2 RST_STREAM, whichever side sent it
 _STREAM_RESET = re.compile(r"stream reset by \w+ \((\w+)\)")
 
@@ -245,18 +248,23 @@ def stream_reset(flow) -> tuple[str, bool] | None:
 
 def passed_on(flow) -> str | None:
     """The agent failed before answering in a way its client would have seen for itself: it
-    closed its connection (an idle keep-alive connection it closed as the request came) or
-    reset its HTTP/2 stream. mitmproxy would answer 502 in the agent's name; the addon kills
-    the flow instead, so the client sees its connection closed or its stream reset, as it would
-    have talking to the agent directly. Returns the capture's note saying so, or None."""
+    closed its connection (an idle keep-alive connection it closed as the request came; an
+    HTTP/2 connection, with GOAWAY or without) or reset its HTTP/2 stream. mitmproxy would
+    answer 502 in the agent's name; the addon kills the flow instead, so the client sees its
+    connection closed or its stream reset, as it would have talking to the agent directly.
+    Returns the capture's note saying so, or None."""
     if flow.response is not None or flow.error is None:
         return None
+    h2_client = getattr(flow.client_conn, "alpn", None) == b"h2"
     if flow.error.msg.lower().startswith(_HUNG_UP):
         return recorder_notes.CLOSED_LIKE_AGENT
+    if (flow.error.msg.startswith(_H2_CLOSED) and flow.request.timestamp_end
+            and getattr(flow.server_conn, "alpn", None) == b"h2"):
+        return recorder_notes.CLOSED_H2_LIKE_AGENT if h2_client else recorder_notes.CLOSED_LIKE_AGENT
     reset = stream_reset(flow)
     if reset is None or not reset[1]:
         return None
-    if getattr(flow.client_conn, "alpn", None) != b"h2":
+    if not h2_client:
         passed = "connection was closed (HTTP/1 has no stream to reset)"
     elif reset[0] == "INTERNAL_ERROR":
         passed = "stream was reset too (RST_STREAM INTERNAL_ERROR)"

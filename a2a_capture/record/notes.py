@@ -16,6 +16,9 @@ PROXY_ANSWERED = ("a2a-capture: the client got {status} from the proxy, not from
                   "(the agent sent no response)")
 CLOSED_LIKE_AGENT = ("a2a-capture: the agent closed the connection without answering, so the client's connection was "
                      "closed without an answer too (the proxy made no answer of its own)")
+CLOSED_H2_LIKE_AGENT = ("a2a-capture: the agent closed its HTTP/2 connection without answering, so the client's "
+                        "stream was reset (RST_STREAM INTERNAL_ERROR; its own connection to the proxy stays open, "
+                        "and the proxy made no answer of its own)")
 RESET_LIKE_AGENT = ("a2a-capture: the agent reset the HTTP/2 stream without answering, so the client's {passed} "
                     "(the proxy made no answer of its own)")
 NEW_CONNECTION_AFTER_ERROR = ("a2a-capture sends the next call on a new connection to the agent: agents often "
