@@ -54,7 +54,10 @@ CASES = {
                                                 "header value as bytes (no line break or NUL), found a string ('a:1')"),
     "method-missing": (lambda: damaged(["request", "method"], delete=True),
                        "flow 2 at byte {1}: $.request.method: expected an HTTP method as bytes (a token "
-                       "such as POST), found no such member"),
+                       "such as POST, not starting with '#'), found no such member"),
+    # found by the fuzzer: the converted capture's request line read as a note
+    "method-a-hash": (lambda: damaged(["request", "method"], b"#"),
+                      "flow 2 at byte {1}: $.request.method: expected an HTTP method as bytes"),
     "client-conn-missing": (lambda: damaged(["client_conn"], delete=True),
                             "flow 2 at byte {1}: $.client_conn: expected a connection, found no such member"),
     "content-a-str": (lambda: damaged(["request", "content"], "x"), "flow 2 at byte {1}: $.request.content: "),

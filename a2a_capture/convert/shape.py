@@ -235,7 +235,8 @@ PORT = Range(0, 65535, "a port (0 to 65535)")
 
 #: the forms a capture's reader insists on (h11's), so what a converter reads it can also write
 _TOKEN = r"[-!#$%&'*+.^_`|~0-9A-Za-z]+"
-METHOD = Matching(re.compile(_TOKEN), "an HTTP method (a token such as POST)")
+#: a request line that starts with '#' reads as a note in a capture
+METHOD = Matching(re.compile("(?!#)" + _TOKEN), "an HTTP method (a token such as POST, not starting with '#')")
 HEADER_NAME = Matching(re.compile(":?" + _TOKEN), "a header name (a token)")
 HEADER_VALUE = Matching(re.compile(r"[^\x00\n\r\x0b\x0c]*"), "a header value (no line break or NUL)")
 REASON = Matching(HEADER_VALUE.pattern, "a reason phrase (no line break or NUL)")
