@@ -46,10 +46,11 @@ class Shape:
     session's heads repeat, so their facts and parse are worked out once.
     """
 
-    __slots__ = ("chunked", "content_type", "event_stream", "grpc", "lengths", "odd", "parsed")
+    __slots__ = ("chunked", "content_type", "event_stream", "grpc", "lengths", "odd", "parsed", "status_line")
 
     def __init__(self, head: bytes) -> None:
         lines = head.split(b"\n")
+        self.status_line = STATUS_LINE.match(lines[0]) is not None  # the start line is part of the shape
         self.content_type = head_facts(lines)[0]  # content types are never volatile
         self.chunked = self.odd = False
         lengths: list[int] = []
@@ -123,7 +124,8 @@ def _parsed(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: F
     parsed = shape.parsed
     if parsed is None:
         start, headers = parse_head(head.split(b"\n"), body, fail)
-        volatile = tuple(i for i, (name, _) in enumerate(headers) if name.lower().encode() in _VOLATILE)
+        volatile = tuple((i, name.lower() == "date") for i, (name, _) in enumerate(headers)
+                         if name.lower().encode() in _VOLATILE)
         parsed = shape.parsed = (start, headers, volatile)
     start, headers, volatile = parsed
     return start, _with_values(headers, volatile, values, fail)
@@ -161,12 +163,13 @@ def is_event_stream(content_type: bytes | None) -> bool:
 
 
 def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fail) -> list[tuple[str, str]]:
-    """A remembered head's headers with this message's own volatile values put back."""
+    """A remembered head's headers with this message's own volatile values put back (``volatile``:
+    (position, whether it is a Date) for each)."""
     result = list(headers)
-    for index, value in zip(volatile, values, strict=True):
+    for (index, date), value in zip(volatile, values, strict=True):
         name, known = result[index]
         text = _text(value)
-        if text != known and name.lower() == "date":
+        if date and text != known:
             _check_value(name, value, fail)
         result[index] = (name, text)
     return result

@@ -271,7 +271,7 @@ class CaptureReader:
             return None
         at = _COMMON_PREAMBLE.match(buf, end + 1).end()
         run = buf[end + 1:at]
-        request_line = self._source.line + 1 + run.count(b"\n")
+        fail = self._head_failure(self._source.line + 1 + run.count(b"\n"))  # at the request line
         try:
             preamble = self._preamble(run, self._source.line + 1)
         except CaptureFormatError:
@@ -286,7 +286,7 @@ class CaptureReader:
         if at == size:
             return None if eof else _MORE
         try:
-            request = http11.parse_request(shape, values, head, body, self._head_failure(request_line))
+            request = http11.parse_request(shape, values, head, body, fail)
         except CaptureFormatError:
             return None
         found = _common_message(buf, at, eof, b"response", preamble.framing.get("response-body"),
@@ -294,14 +294,13 @@ class CaptureReader:
         if not isinstance(found, tuple):
             return found
         head, shape, values, body, at = found
-        line_end = head.find(b"\n")
-        if syntax.STATUS_LINE.match(head, 0, line_end if line_end >= 0 else len(head)) is None:
+        if not shape.status_line:
             return None
         next_header = _common_next_block(buf, at, eof)
         if next_header is not True:
             return next_header
         try:
-            response = http11.parse_response(shape, values, head, body, self._head_failure(request_line))
+            response = http11.parse_response(shape, values, head, body, fail)
         except CaptureFormatError:
             return None
         if preamble.times:
