@@ -153,13 +153,14 @@ def _sdk13_session(base: str, **client_options) -> str:
     return asyncio.run(session())
 
 
-def test_sdk13_client_on_an_sdk03_agent(tmp_path, stack):
-    """The 1.3 client reads the 0.3 card and speaks 0.3 to it: correct, but for the poll."""
-    name = stack("a2a_sdk_03")
-    output = tmp_path / "sdk13-on-03.http"
-    with stacks.agent(name, free_port()) as upstream, Recorder(output, [(upstream, listen := free_port())]):
+@pytest.mark.parametrize("name", ["a2a_sdk_03", "a2a_js"])
+def test_sdk13_client_on_a_foreign_agent(tmp_path, stack, name):
+    """The 1.3 client on a2a-sdk 0.3's agent (it reads the 0.3 card and speaks 0.3 to it) and on the
+    JavaScript agent (both speak 1.0): correct, but for the poll."""
+    output = tmp_path / f"sdk13-on-{name}.http"
+    with stacks.agent(stack(name), free_port()) as upstream, Recorder(output, [(upstream, listen := free_port())]):
         _sdk13_session(f"http://127.0.0.1:{listen}")
-    assert_triples("sdk13-on-sdk03", triples(output), {(3, "poll-terminal", True)})
+    assert_triples(f"sdk13-on-{name}", triples(output), {(3, "poll-terminal", True)})
 
 
 def test_fasta2a_client_on_an_sdk13_agent(tmp_path, stack):
@@ -356,15 +357,6 @@ def test_sdk03_client_on_a_js_agent_with_its_03_layer(tmp_path, stack):
     with stacks.agent(js, free_port(), "--compat") as upstream, Recorder(output, [(upstream, listen := free_port())]):
         stacks.client(sdk03, f"http://127.0.0.1:{listen}")                # card, stream, poll, card, send
     assert_triples("sdk03-on-js", triples(output), {(3, "poll-terminal", True), (4, "card-refetch", True)})
-
-
-def test_sdk13_client_on_a_js_agent(tmp_path, stack):
-    """a2a-sdk 1.3's client on the JavaScript agent: both speak 1.0; only the poll is needless."""
-    name = stack("a2a_js")
-    output = tmp_path / "sdk13-on-js.http"
-    with stacks.agent(name, free_port()) as upstream, Recorder(output, [(upstream, listen := free_port())]):
-        _sdk13_session(f"http://127.0.0.1:{listen}")
-    assert_triples("sdk13-on-js", triples(output), {(3, "poll-terminal", True)})
 
 
 def test_03_rest_calls_on_a_js_agent_with_its_03_layer(tmp_path, stack):
