@@ -20,7 +20,9 @@ import pytest
 
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.capture import read_capture
+from a2a_capture.report import walkthrough
 from a2a_capture.report.facts import outcome
+from a2a_capture.report.render import render
 from tests import stacks
 from tests.conftest import require
 from tests.live import Recorder, agent, free_port
@@ -304,10 +306,13 @@ def test_js_agent_with_its_03_layer(tmp_path, stack):
         (11, "cancel-terminal", True),
         (12, "card-refetch", True),        # the 0.3 card again, while 7's copy was fresh
     })
-    # the errors in those frames are read by name and code, as a report shows them
+    # the errors in those frames are read by name and code, and the report says so
     facts = analyze([output], facts=True).exchanges
     assert [outcome(facts[number - 1]) for number in (8, 9)] == ["UnsupportedOperationError -32004",
                                                                   "TaskNotFoundError -32001"]
+    page = render(walkthrough.build([str(output)]), "md")
+    assert "Outcome: UnsupportedOperationError -32004" in page and "Outcome: TaskNotFoundError -32001" in page
+    assert "Outcome: None" not in page
 
 
 def test_js_agent_that_breaks_its_own_streams(tmp_path, stack):
