@@ -208,23 +208,26 @@ def _body(out: Listing, text: str, extra: set[str] | None) -> None:
     if len(lines) <= _SHORT:
         out.lines += [_cut_line(out, line, extra) for line in lines]
         return
-    keep = _lines_to_keep(lines, extra)
+    keep, evidence = _lines_to_keep(lines, extra)
     previous = -1
     for index in sorted(keep):
         if index > previous + 1:
             out.lines.append(_indent(lines[previous + 1]) + CUT)
             out.cut = True
-        out.lines.append(_cut_line(out, lines[index], extra))
+        out.lines.append(_evidence_line(out, lines[index]) if index in evidence
+                         else _cut_line(out, lines[index], extra))
         previous = index
     if previous < len(lines) - 1:
         out.lines.append(_indent(lines[previous + 1]) + CUT)
         out.cut = True
 
 
-def _lines_to_keep(lines: list[str], extra: set[str] | None) -> set[int]:
-    """Lines with focus keys, each with the lines that open the objects around it."""
+def _lines_to_keep(lines: list[str], extra: set[str] | None) -> tuple[set[int], set[int]]:
+    """Lines with focus keys, each with the lines that open the objects around it; and the
+    lines of a short error object, the evidence of what went wrong, not to be cut inside."""
     wanted = set(FOCUS) | (extra or set())
     keep = {0, len(lines) - 1}
+    evidence: set[int] = set()
     for index, line in enumerate(lines):
         match = _KEY.match(line)
         if not match:
@@ -235,12 +238,22 @@ def _lines_to_keep(lines: list[str], extra: set[str] | None) -> set[int]:
             end = _block_end(lines, index, depth)
             if end - index <= 30:  # the error whole: code, message and details are the evidence
                 keep.update(range(index, end + 1))
+                evidence.update(range(index, end + 1))
         if key in STRING_ONLY and not after.startswith('"'):
             continue
         if key in wanted or (depth <= 2 and key in TOP_LEVEL):
             keep.add(index)
             _add_ancestors(lines, index, depth, keep)
-    return keep
+    return keep, evidence
+
+
+def _evidence_line(out: Listing, line: str) -> str:
+    """A line of an error object, whole up to the length the one-line form keeps an error
+    (an agent's message is cut only when it is longer than that)."""
+    if len(line) <= _ERROR_WHOLE:
+        _note_keys(out, line)
+        return line
+    return _cut_line(out, line, None)
 
 
 def _block_end(lines: list[str], index: int, depth: int) -> int:

@@ -33,6 +33,9 @@ FIRST_FEW = 3
 #: task states that stand out in the verdict
 TROUBLE = {"failed", "rejected", "canceled", "auth-required", "input-required"}
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+#: the words before a finding's earlier exchanges: only a wasted call was answered already; a
+#: call that worked by leniency, or advice, rests on what those exchanges showed
+RELATED_SAYS = {"wasted": "Already answered by", "fragile": "Known from", "advice": "Known from"}
 
 
 class SameFileTwice(A2ACaptureError):
@@ -54,6 +57,8 @@ class FindingView(BaseModel):
     new: bool = False  # not accepted by the baseline
     cost: float | None = None
     related: list[tuple[str, str]] = Field(default_factory=list)  # (label, anchor)
+    #: what the related exchanges were to this call, as the sentence before their links says it
+    related_says: str = "Already answered by"
 
 
 class ExchangeView(BaseModel):
@@ -358,6 +363,7 @@ def _finding_view(finding: Finding, number: int, anchor, name, new: bool) -> Fin
         spec=finding.spec, anchor=anchor(finding.file, finding.exchange), exchange=finding.exchange,
         outcome=finding.outcome, wasted=finding.wasted, new=new, cost=finding.cost,
         related=[(name(file, label), anchor(file, label)) for file, label, _ in finding.related_locations],
+        related_says=RELATED_SAYS[finding.outcome],
     )
 
 
