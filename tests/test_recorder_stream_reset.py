@@ -21,7 +21,7 @@ def _reset(code: str, client: bytes | None = b"h2", server: bytes | None = b"h2"
 @pytest.mark.parametrize(("code", "client", "server", "by_agent"), [
     ("INTERNAL_ERROR", b"h2", b"h2", True),
     ("REFUSED_STREAM", b"h2", b"h2", True),
-    ("CANCEL", b"h2", b"h2", False),  # clients cancel the streams they stop waiting for
+    ("CANCEL", b"h2", b"h2", None),  # clients cancel the streams they stop waiting for; agents may
     ("CANCEL", b"http/1.1", b"h2", True),  # an HTTP/1 client has no stream to reset
     ("INTERNAL_ERROR", b"h2", b"http/1.1", False),  # nor has an HTTP/1 agent
 ])
@@ -41,14 +41,18 @@ def test_what_the_client_is_told_of_an_agents_reset():
         passed="stream was reset too, with INTERNAL_ERROR in place of REFUSED_STREAM")
     assert flows.passed_on(_reset("INTERNAL_ERROR", client=b"http/1.1")) == notes.RESET_LIKE_AGENT.format(
         passed="connection was closed (HTTP/1 has no stream to reset)")
-    assert flows.passed_on(_reset("CANCEL")) is None  # the client's own reset: nothing to pass on
+    assert flows.passed_on(_reset("CANCEL")) is None  # perhaps the client's own: nothing to pass on
+    assert flows.passed_on(_reset("CANCEL", server=b"http/1.1")) is None  # the client's own
     assert flows.passed_on(_reset("INTERNAL_ERROR", answered=True)) is None  # mitmproxy resets it itself
 
 
-def test_the_capture_names_the_side_and_no_proxy_answer_for_a_clients_reset():
-    exchange = flows.exchange_from_flow(_reset("CANCEL"), 1)
+def test_the_capture_names_the_side_where_it_is_known_and_no_proxy_answer_for_a_clients_reset():
+    exchange = flows.exchange_from_flow(_reset("CANCEL", server=b"http/1.1"), 1)
     assert "error: the client reset the stream (RST_STREAM CANCEL)" in exchange.notes
     assert not notes.proxy_answered(exchange.notes)
+    exchange = flows.exchange_from_flow(_reset("CANCEL"), 1)
+    assert ("error: the stream was reset by the client or the agent (mitmproxy does not say which) "
+            "(RST_STREAM CANCEL)") in exchange.notes
 
 
 @pytest.mark.parametrize(("message", "client", "server", "note"), [

@@ -183,7 +183,7 @@ def _error_note(flow, request_complete: bool = True) -> str:
         kind = "the client closed the connection" if not request_complete else _AGENT_CLOSED
     reset = stream_reset(flow)
     if reset is not None:
-        kind, message = f"the {'agent' if reset[1] else 'client'} reset the stream", f"RST_STREAM {reset[0]}"
+        kind, message = _RESET_BY[reset[1]], f"RST_STREAM {reset[0]}"
     if flow.response is not None:
         where = " after part of the response"
     elif not request_complete:
@@ -224,18 +224,23 @@ _HUNG_UP = tuple(needle for needle, kind in _ERROR_KINDS if kind == _AGENT_CLOSE
 #: how mitmproxy (11 and 12) words an HTTP/2 connection that closed (by TCP, or GOAWAY) under a stream
 _H2_CLOSED = ("peer closed connection", "HTTP/2 connection closed")
 
+#: who reset a stream, by what ``stream_reset`` could tell
+_RESET_BY = {True: "the agent reset the stream", False: "the client reset the stream",
+             None: "the stream was reset by the client or the agent (mitmproxy does not say which)"}
+
 #: how mitmproxy (11 and 12) words an HTTP/2 RST_STREAM, whichever side sent it
 _STREAM_RESET = re.compile(r"stream reset by \w+ \((\w+)\)")
 
 
-def stream_reset(flow) -> tuple[str, bool] | None:
-    """The error code of the HTTP/2 RST_STREAM that ended a flow, and whether the agent sent it.
+def stream_reset(flow) -> tuple[str, bool | None] | None:
+    """The error code of the HTTP/2 RST_STREAM that ended a flow, and whether the agent sent it
+    (None: either side may have).
 
     mitmproxy says "stream reset by client" whichever side reset, so the side is told by what
     else is known: over an HTTP/1 client connection only the agent has a stream to reset, over
-    an HTTP/1 agent connection only the client; between two HTTP/2 peers CANCEL is taken as the
-    client's (clients cancel streams they stop waiting for; servers reset with INTERNAL_ERROR,
-    REFUSED_STREAM and the like).
+    an HTTP/1 agent connection only the client. Between two HTTP/2 peers, any code but CANCEL
+    is taken as the agent's (a client that stops waiting cancels; servers reset with
+    INTERNAL_ERROR, REFUSED_STREAM and the like); CANCEL may be either side's.
     """
     found = _STREAM_RESET.match(flow.error.msg) if flow.error is not None else None
     if found is None:
@@ -243,7 +248,9 @@ def stream_reset(flow) -> tuple[str, bool] | None:
     code = found.group(1)
     if getattr(flow.server_conn, "alpn", None) != b"h2":
         return code, False
-    return code, getattr(flow.client_conn, "alpn", None) != b"h2" or code != "CANCEL"
+    if getattr(flow.client_conn, "alpn", None) != b"h2":
+        return code, True
+    return code, None if code == "CANCEL" else True
 
 
 def passed_on(flow) -> str | None:
@@ -262,7 +269,7 @@ def passed_on(flow) -> str | None:
             and getattr(flow.server_conn, "alpn", None) == b"h2"):
         return recorder_notes.CLOSED_H2_LIKE_AGENT if h2_client else recorder_notes.CLOSED_LIKE_AGENT
     reset = stream_reset(flow)
-    if reset is None or not reset[1]:
+    if reset is None or reset[1] is not True:
         return None
     if not h2_client:
         passed = "connection was closed (HTTP/1 has no stream to reset)"
@@ -279,7 +286,7 @@ def _proxy_answered(flow) -> bool:
     (no answer at all)."""
     lower = flow.error.msg.lower()
     reset = stream_reset(flow)
-    return "client disconnected" not in lower and lower != "killed" and (reset is None or reset[1])
+    return "client disconnected" not in lower and lower != "killed" and (reset is None or reset[1] is True)
 
 
 def _unfinished(request_complete: bool, response) -> str:
