@@ -153,3 +153,13 @@ def test_an_error_that_names_no_cause_counts_as_the_refusal_predicted(tmp_path):
     reason: the card's prediction is the likeliest one."""
     blocks = [fetch_card(1), rpc(2, "GetTask", {"id": "t-9"}, path="/other", error=error(-32603, message_text="boom"))]
     assert _found(tmp_path, *blocks)[("2", "interface-undeclared")].wasted
+
+
+def test_a_method_of_another_version_refused_as_an_invalid_request_is_not_malformed(tmp_path):
+    """a2a-sdk 0.2 answers a name it does not know with -32600: the name was the fault."""
+    card = _card_0_2(protocolVersion="0.2.6")
+    blocks = [fetch_card(1, card, path="/.well-known/agent.json"),
+              rpc(2, "tasks/send", {"id": "t-1", "message": message()}, path="/echo", headers=[],
+                  error=error(-32600, message_text="Request payload validation error"))]
+    found = _found(tmp_path, *blocks)
+    assert set(found) == {("2", "method-version-mismatch")} and found[("2", "method-version-mismatch")].wasted

@@ -64,26 +64,40 @@ MethodNotFoundError (-32601) or VersionNotSupportedError.""",
     fails_as=spec.REFUSED_VERSION,
 )
 def method_version_mismatch(call, session):
-    if not call.is_a2a or call.spelled_version is None:
+    fault = _version_fault(call, session)
+    if fault is None:
         return
-    versions = spec.LEGACY_METHOD_VERSIONS.get(call.rpc_method or "", (None, None))[1]
     name = call.rpc_method or f"{call.method} {call.path}"
-    header = call.version_header
-    if header and not spec.spells(call.spelled_version, versions, header):
+    said, declared = fault
+    if said == "header":
+        header = call.version_header
         yield Hit(f"{name} is a {call.spelled_version} name but the request says A2A-Version: {header}",
                   lenient=f"this agent accepts {call.spelled_version} names under A2A-Version {header}; an agent "
                           "that follows the spec refuses them")
         return
+    held = session.held_card(call)
+    right = [spec.method_name(call.operation, v) for v in sorted(declared)] if call.rpc_method else []
+    instead = f" (that interface calls it {' or '.join(dict.fromkeys(r for r in right if r))})" \
+        if any(right) else ""
+    yield Hit(f"{name} is a {call.spelled_version} name, but the interface it was sent to declares "
+              f"protocolVersion {', '.join(sorted(declared))}{instead}", [held.fetch] if held else [],
+              lenient=f"this agent accepts {call.spelled_version} names; an agent that follows its card "
+                      "refuses them")
+
+
+def _version_fault(call, session) -> tuple[str, set[str]] | None:
+    """Whether the call spells its method or route in a version that its A2A-Version header
+    ("header") or the interface it went to ("interface", the versions declared) does not speak."""
+    if not call.is_a2a or call.spelled_version is None:
+        return None
+    versions = spec.LEGACY_METHOD_VERSIONS.get(call.rpc_method or "", (None, None))[1]
+    header = call.version_header
+    if header and not spec.spells(call.spelled_version, versions, header):
+        return "header", set()
     declared = _declared_versions(call, session)
     if declared and not any(spec.spells(call.spelled_version, versions, v) for v in declared):
-        held = session.held_card(call)
-        right = [spec.method_name(call.operation, v) for v in sorted(declared)] if call.rpc_method else []
-        instead = f" (that interface calls it {' or '.join(dict.fromkeys(r for r in right if r))})" \
-            if any(right) else ""
-        yield Hit(f"{name} is a {call.spelled_version} name, but the interface it was sent to declares "
-                  f"protocolVersion {', '.join(sorted(declared))}{instead}", [held.fetch] if held else [],
-                  lenient=f"this agent accepts {call.spelled_version} names; an agent that follows its card "
-                          "refuses them")
+        return "interface", declared
+    return None
 
 
 @rule(
@@ -255,7 +269,9 @@ def input_mode(call, session):
     spec="§9.5, §11.6",
     why="""
 A body that is not JSON (-32700), not a valid JSON-RPC request (-32600), or whose params fail
-validation (-32602; HTTP+JSON 400 INVALID_ARGUMENT) is a round trip that could only fail.""",
+validation (-32602; HTTP+JSON 400 INVALID_ARGUMENT) is a round trip that could only fail. A
+method of another protocol version refused so (a2a-sdk 0.2 answers -32600) is
+`method-version-mismatch`'s, and a call on a finished task the task rules'.""",
     example='POST /rpc with body {"jsonrpc": "2.0", "method": ',
     fix="Build requests from the spec's schema and validate them before sending.",
     fails_as=spec.REFUSED_MALFORMED,
@@ -268,7 +284,9 @@ def malformed_request(call, session):
                                                                         "INVALID_PARAMS")
     if call.binding == "HTTP+JSON" and error.http_status == 400 and _rest_status(call) == "INVALID_ARGUMENT":
         malformed = True
-    if malformed and not error.task_ended:  # a valid call on a finished task: the task rules say so
+    if malformed and (error.task_ended or _version_fault(call, session)):
+        return  # a valid call on a finished task, or one of another version (0.2 answers -32600): others say so
+    if malformed:
         what = error.name or f"HTTP {error.http_status}"
         detail = f": {error.message}" if error.message else ""
         body = " (the body is not JSON)" if call.request_json_error else ""
