@@ -5,12 +5,15 @@ its own one-line error while the others are still analyzed."""
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 import os
 import shutil
 import subprocess
 import sys
 
+import dask
 import distributed
 import pyarrow.parquet as pyarrow_parquet
 import pytest
@@ -114,3 +117,19 @@ def test_threads_in_this_process(fleet):
                   "--format", "json", str(fleet))
     assert serial.returncode == threads.returncode == 1, threads.stderr
     assert serial.stdout == threads.stdout
+
+
+def test_a_worker_that_dies_fails_its_sessions_alone():
+    # a task that ends its worker's process (as a memory limit would), among tasks that do not
+    items = [functools.partial(abs, -1), functools.partial(os._exit, 3), functools.partial(abs, -2)]
+    failures = []
+    # no retry, and one task at a time on the worker, so its death touches that task alone
+    alone = {"distributed.scheduler.allowed-failures": 0, "distributed.scheduler.worker-saturation": 1.0}
+    with dask.config.set(alone), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                     scheduler_port=free_port(), dashboard_address="127.0.0.1:0") as one:
+        results = list(engines.stream(operator.call, items, engine="dask", scheduler=one.scheduler_address,
+                                      on_failure=failures.append))
+    assert results == [1, 2]
+    assert failures == [f"{items[1]}: the Dask worker analyzing it died (see the workers' logs; a memory limit is "
+                        "the usual cause)"]

@@ -93,17 +93,42 @@ def _local(function, items, args, jobs: int, stop: bool) -> Iterator[Any]:
 def _dask(function, items, args, jobs: int, scheduler: str | None) -> Iterator[Any]:
     from a2a_capture.batch import schedulers
 
-    with schedulers.client(scheduler, jobs) as client:
+    with schedulers.client(scheduler, jobs) as client:  # says how to install Dask where it is missing
+        from distributed import KilledWorker
+
         threads = max(1, sum(client.nthreads().values()))
         chunk = _chunk(len(items), threads)
+        chunks = {}  # each future's items, until its results are taken
 
         def submit(batch: Sequence[Any]) -> list:  # one message for the batch
-            chunks = [batch[start:start + chunk] for start in range(0, len(batch), chunk)]
-            return client.map(guarded_each, [function] * len(chunks), chunks, [args] * len(chunks), pure=False)
+            parts = [batch[start:start + chunk] for start in range(0, len(batch), chunk)]
+            futures = client.map(guarded_each, [function] * len(parts), parts, [args] * len(parts), pure=False)
+            chunks.update((future.key, part) for future, part in zip(futures, parts, strict=True))
+            return futures
 
-        # the results that are there gathered together: one round trip
-        for results in _in_order(submit, client.gather, items, AHEAD_PER_THREAD * threads, chunk):
+        def take(futures: list) -> list:
+            parts = [chunks.pop(future.key) for future in futures]
+            try:
+                return client.gather(futures)  # the results that are there together: one round trip
+            except KilledWorker:  # one by one, to say which sessions a dead worker took with it
+                return [_gathered(client, future, part, KilledWorker)
+                        for future, part in zip(futures, parts, strict=True)]
+
+        for results in _in_order(submit, take, items, AHEAD_PER_THREAD * threads, chunk):
             yield from results
+
+
+def _gathered(client, future, items: Sequence[Any], killed: type[Exception]) -> list[Any]:
+    try:
+        return client.gather(future)
+    except killed:
+        return [Failed(f"{_named(item)}: the Dask worker analyzing it died (see the workers' logs; a memory "
+                       "limit is the usual cause)") for item in items]
+
+
+def _named(item: Any) -> str:
+    """An item as a message names it: a session by its files."""
+    return ", ".join(map(str, item)) if isinstance(item, list | tuple) else str(item)
 
 
 def _chunk(items: int, processes: int) -> int:
