@@ -7,7 +7,7 @@ messages, a2a-server's `result: null` answers, lenient agents), written with the
 from __future__ import annotations
 
 from a2a_capture.capture import read_capture
-from a2a_capture.report import render, walkthrough
+from a2a_capture.report import render, svg, walkthrough
 from a2a_capture.report.excerpt import CUT, listing
 from tests.builders import error, fetch_card, rpc, task, write
 
@@ -43,3 +43,48 @@ def test_only_a_wasted_call_is_said_to_have_been_answered_already(tmp_path):
     assert 'Known from <a href="#ex-1">Exchange 1</a>.' in html
     assert 'Already answered by <a href="#ex-2">Exchange 2</a>.' in html
     assert "Already answered by <a href=\"#ex-1\">" not in html
+
+
+def test_outcomes_say_what_came_back_when_no_task_did(tmp_path):
+    reply = {"kind": "message", "messageId": "m-2", "role": "agent", "parts": [{"kind": "text", "text": "hi"}]}
+    v03 = ["Content-Type: application/json"]
+    path = write(tmp_path, rpc(1, "message/send", {"message": {}}, result=reply, headers=v03),  # a2a-sdk 0.3
+                 rpc(2, "SendMessage", {"message": {}}, result={"message": {"messageId": "m-3", "parts": []}}),
+                 rpc(3, "tasks/resubscribe", {"id": "t-1"}, result=None,  # a2a-server 0.6
+                     headers=[*v03, "User-Agent: a2a-cli"]))
+    text = path.read_text().replace('"result": {}', '"result": null, "error": null')
+    path.write_text(text)
+    model = walkthrough.build([str(path)])
+    assert [ex.outcome for ex in model.exchanges] == ["message", "message", "result null"]
+    note = model.exchanges[2].note
+    assert note.startswith("Exchange 3, cut to the method") and "the error" not in note  # `"error": null` is none
+    markdown = render.render(model, "md")
+    assert "Outcome: result null\n" in markdown and "Outcome: message\n" in markdown
+    assert "agent1-->>client: message\n" in markdown and "agent1-->>client: result null\n" in markdown
+    assert "message, message" not in markdown
+
+
+def test_mermaid_keeps_a_routes_braces_and_drops_what_ends_a_statement():
+    arrows = [svg.Arrow(anchor="ex-3", label="3 GET /tasks/{id}:subscribe; #x", lifeline="js",
+                        answer="TaskNotFoundError", wasted=True, events=0, webhook=False)]
+    text = svg.mermaid(["js"], arrows)
+    assert "client->>agent1: 3 GET /tasks/{id}:subscribe   x (wasted)" in text
+
+
+def test_independent_sessions_keep_their_own_clocks_and_order():
+    from tests.conftest import ROOT
+
+    files = [str(ROOT / "captures" / name) for name in ("04-polling.http", "02-blocking-send.http")]
+    model = walkthrough.build(files, groups=[[file] for file in files])  # recorded seconds apart, 04 later
+    polling, blocking = model.timeline_text
+    assert polling.startswith("84d4ecd3") and "(04-polling #2 +0.0" in polling  # not +2.7 s: its own start
+    assert blocking.startswith("3fa07a8b") and "(02-blocking-send #2 +0.2" in blocking
+    assert "seconds since each session's first request" in model.timeline_svg
+    labels = [label.split('"')[0] for label in model.sequence_svg.split('class="file-name">')[1:]]
+    assert [label.split("<")[0] for label in labels] == ["04-polling", "02-blocking-send"]  # as given
+    push = [str(ROOT / "captures" / name) for name in ("07-push-webhook.http", "02-blocking-send.http")]
+    sequence = walkthrough.build(push, groups=[[file] for file in push]).sequence_svg
+    assert sequence.index(">2 SendMessage<") < sequence.index(">webhook 1: webhook<")  # as sent, in a session
+    one = walkthrough.build(files)  # one session: one clock, arrows in the order they were sent
+    assert "seconds since the first request" in one.timeline_svg
+    assert one.timeline_text[0].startswith("84d4ecd3") and "+0.0" not in one.timeline_text[0].split("→")[0]

@@ -41,6 +41,8 @@ class ExchangeFacts(BaseModel):
     card: Card | None = None
     #: the agent answered with a message and no task
     replied_with_message: bool = False
+    #: a JSON-RPC answer with neither error nor result (`"result": null`), as a2a-server 0.6 gives
+    empty_result: bool = False
 
     @property
     def is_a2a(self) -> bool:
@@ -64,6 +66,7 @@ def exchange_facts(exchange: Exchange, call: Call) -> ExchangeFacts:
         failed=error is not None, error=error.name if error else None, error_code=error.code if error else None,
         states=states, late_states=list(call.late_states), events=call.events, started=start,
         duration=call.duration, card=call.card, replied_with_message=_replied_with_message(call),
+        empty_result=error is None and call.kind == "jsonrpc" and _result_is_null(call.response_json),
     )
 
 
@@ -71,4 +74,10 @@ def _replied_with_message(call: Call) -> bool:
     result = call.response_json
     if isinstance(result, dict) and "result" in result and isinstance(result["result"], dict):
         result = result["result"]
+    if isinstance(result, dict) and result.get("kind") == "message":  # 0.3 answers with the message itself
+        return not call.states
     return isinstance(result, dict) and "message" in result and "task" not in result and not call.states
+
+
+def _result_is_null(answer) -> bool:
+    return isinstance(answer, dict) and "result" in answer and answer["result"] is None

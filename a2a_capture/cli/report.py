@@ -73,7 +73,7 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
     analysis = analyze_sessions(grouped, settings.load(), facts=True, **sessions)
     model = walkthrough.build(files, analysis, whole=whole, title=title, accepted=accepted,
                               only_flagged=only_flagged, show_secrets=not redact, verbatim=listings,
-                              sessions=len(grouped))
+                              groups=grouped)
     kind = "summary" if summary else "listings" if listings else {"markdown": "md"}.get(output_format, "html")
     text = render.render(model, kind, templates)
     write_text(output, text)

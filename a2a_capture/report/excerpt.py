@@ -388,7 +388,7 @@ def _cut_line(out: Listing, line: str, extra: set[str] | None) -> str:
 
 def _note_keys(out: Listing, line: str) -> None:
     for key, value in _PAIR.findall(line):
-        if key in STRING_ONLY and not value.startswith('"'):
+        if (key in STRING_ONLY and not value.startswith('"')) or value == "null":  # `"error": null` is none
             continue
         name = FOCUS.get(key) or TOP_LEVEL.get(key)
         if name and name not in out.kept:

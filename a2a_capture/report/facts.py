@@ -18,13 +18,18 @@ def short_id(task: str) -> str:
 
 
 def outcome(facts: ExchangeFacts, grpc_status: str | None = None) -> str:
-    """How the call ended: its error, its last task state, else its status (``grpc_status``, as
-    `OK (0)`, for a gRPC call: HTTP's 200 says nothing about one)."""
+    """How the call ended: its error, its last task state, a message (no task), a JSON-RPC
+    result of null, else its status (``grpc_status``, as `OK (0)`, for a gRPC call: HTTP's
+    200 says nothing about one)."""
     if facts.failed:
         code = f" {facts.error_code}" if facts.error_code else ""
         return f"{facts.error}{code}"
     if facts.states:
         return facts.states[-1][1].removeprefix("TASK_STATE_").lower().replace("_", "-")
+    if facts.replied_with_message:
+        return "message"
+    if facts.empty_result:
+        return "result null"
     if facts.status is None:
         return "no response" if facts.kind != "webhook" else ""
     return grpc_status or str(facts.status)

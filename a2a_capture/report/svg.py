@@ -45,7 +45,6 @@ class Arrow:
     webhook: bool
     name: str = ""  # what a reader calls the exchange: "Exchange 6", "09-mistakes #6"
     time: float | None = None  # when the request started, where recorded
-    message_reply: bool = False  # the agent answered with a Message, not a Task
     file: str = ""  # the capture's name, when a session has several
 
 
@@ -119,8 +118,7 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False) 
                      f'{escape(label)}</text>')
         if arrow.answer and not arrow.webhook:
             back = "bundle" if arrow.events > 1 else "answer"
-            answer = f"message, {arrow.answer}" if arrow.message_reply else arrow.answer
-            text = f"{answer} ({arrow.events} events)" if arrow.events > 1 else answer
+            text = f"{arrow.answer} ({arrow.events} events)" if arrow.events > 1 else arrow.answer
             parts.append(f'<line x1="{end:.0f}" y1="{y + 10}" x2="{start:.0f}" y2="{y + 10}" class="{back}" '
                          f'marker-end="url(#head)"/>'
                          f'<text x="{(start + end) / 2:.0f}" y="{y + 24}" text-anchor="middle" class="answer-text">'
@@ -159,13 +157,16 @@ def _positions(marks: list[Mark], timed: bool, origin: float) -> list[float]:
     return result
 
 
-def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool, total: int) -> str:
-    """One row per task: each state a bar from when it was seen until the next one."""
+def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool, total: int,
+             each_session: bool = False) -> str:
+    """One row per task: each state a bar from when it was seen until the next one
+    (``each_session``: times count from each independent session's first request)."""
     rows = list(tasks.items())[:MAX_TASKS]
     if not rows:
         return ""
     width, left, right, row_height, min_bar = TIMELINE_WIDTH, 210, 20, 28, 12
-    origin = min((m.at for _, marks in rows for m in marks if m.at is not None), default=0.0)
+    origin = 0.0 if each_session else min((m.at for _, marks in rows for m in marks if m.at is not None),
+                                          default=0.0)
     positions = {task: _positions(marks, timed, origin) for task, marks in rows}
     end = max(max(p) for p in positions.values())
     span = (end * 1.05 if timed else total) or 1.0
@@ -174,7 +175,7 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
     height = top + row_height * len(rows) + 74
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 {width} {height}" '
              f'width="{width}" height="{height}" role="group" aria-label="Task states over the session">']
-    parts += _axis(left, width - right, top - 8, top + row_height * len(rows), span, scale, timed)
+    parts += _axis(left, width - right, top - 8, top + row_height * len(rows), span, scale, timed, each_session)
     for index, (task, marks) in enumerate(rows):
         y = top + index * row_height
         owner = owners.get(task, "")
@@ -210,7 +211,8 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
     return "".join(parts)
 
 
-def _axis(x0: float, x1: float, y: float, bottom: float, span: float, scale: float, timed: bool) -> list[str]:
+def _axis(x0: float, x1: float, y: float, bottom: float, span: float, scale: float, timed: bool,
+          each_session: bool = False) -> list[str]:
     parts = [f'<line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" class="axis"/>']
     step = _nice_step(span / 6) if timed else max(1, round(_nice_step(span / 6)))
     tick = 0.0
@@ -220,7 +222,8 @@ def _axis(x0: float, x1: float, y: float, bottom: float, span: float, scale: flo
         parts.append(f'<line x1="{x:.1f}" y1="{y - 4}" x2="{x:.1f}" y2="{bottom}" class="tick"/>'
                      f'<text x="{x:.1f}" y="{y - 8}" text-anchor="middle" class="legend">{label}</text>')
         tick += step
-    caption = ("seconds since the first request, from the recorded times" if timed
+    first = "each session's first request" if each_session else "the first request"
+    caption = (f"seconds since {first}, from the recorded times" if timed
                else "exchange order (the capture has no timestamps)")
     parts.append(f'<text x="{x0}" y="{bottom + 20}" class="legend axis-label">{caption}</text>')
     return parts
@@ -237,11 +240,19 @@ def _nice_step(raw: float) -> float:
 # -- Markdown: Mermaid and text -----------------------------------------------------------------
 
 _MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 .,:/_()'=+@\-]")
+#: a message's text runs to the end of its line and may hold braces (a REST route's `{id}`)
+_MERMAID_MESSAGE_UNSAFE = re.compile(r"[^A-Za-z0-9 .,:/_()'=+@{}\-]")
 
 
 def _mermaid_text(text: str) -> str:
     """Text Mermaid shows as it is: no `;`, `#`, `%`, brackets or anything a parser reads."""
     return _MERMAID_UNSAFE.sub(" ", text).strip()[:80] or "-"
+
+
+def _mermaid_message(text: str) -> str:
+    """An arrow's text: Mermaid reads a message to the line's end but for `;` and `#`, so
+    only braces are let through beyond what names may hold."""
+    return _MERMAID_MESSAGE_UNSAFE.sub(" ", text).strip()[:80] or "-"
 
 
 def mermaid(lifelines: list[str], arrows: list[Arrow]) -> str:
@@ -252,21 +263,23 @@ def mermaid(lifelines: list[str], arrows: list[Arrow]) -> str:
     for arrow in arrows[:MAX_MERMAID]:
         agent = alias.get(arrow.lifeline, "client")
         if arrow.webhook:
-            lines.append(f"    {agent}->>client: {_mermaid_text(arrow.label)}")
+            lines.append(f"    {agent}->>client: {_mermaid_message(arrow.label)}")
             continue
-        lines.append(f"    client->>{agent}: {_mermaid_text(arrow.label)}{' (wasted)' if arrow.wasted else ''}")
+        lines.append(f"    client->>{agent}: {_mermaid_message(arrow.label)}{' (wasted)' if arrow.wasted else ''}")
         if arrow.answer:
-            answer = f"message, {arrow.answer}" if arrow.message_reply else arrow.answer
             events = f" ({arrow.events} events)" if arrow.events > 1 else ""
-            lines.append(f"    {agent}-->>client: {_mermaid_text(answer + events)}")
+            lines.append(f"    {agent}-->>client: {_mermaid_message(arrow.answer + events)}")
     if len(arrows) > MAX_MERMAID:
         lines.append(f"    Note over client: {len(arrows) - MAX_MERMAID} more exchanges in the walkthrough")
     return "\n".join(lines)
 
 
-def timeline_text(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool) -> list[str]:
-    """One line per task: its states in order, each with where (and when) it was seen."""
-    origin = min((m.at for marks in tasks.values() for m in marks if m.at is not None), default=0.0)
+def timeline_text(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool,
+                  each_session: bool = False) -> list[str]:
+    """One line per task: its states in order, each with where (and when) it was seen
+    (``each_session``: the times count from each session's first request already)."""
+    origin = 0.0 if each_session else min((m.at for marks in tasks.values() for m in marks if m.at is not None),
+                                          default=0.0)
     lines = []
     for task, marks in list(tasks.items())[:MAX_TASKS]:
         steps = []

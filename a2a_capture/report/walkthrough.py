@@ -172,18 +172,26 @@ def refuse_repeats(files: list[str]) -> None:
 
 def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = False,
           title: str | None = None, accepted=None, only_flagged: bool = False,
-          show_secrets: bool = False, verbatim: bool = False, sessions: int = 1) -> ReportModel:
+          show_secrets: bool = False, verbatim: bool = False,
+          groups: list[list[str]] | None = None) -> ReportModel:
     """The report of one session. ``accepted``: a baseline's counts, to mark the findings it lacks.
 
     ``verbatim``: every kept listing line is the capture's own, as documentation listings
     need (otherwise one-line JSON bodies are laid out for reading). ``analysis``, when given,
     must keep each exchange's facts (``analyze(..., facts=True)``): the report reads the
-    exchanges' text again for their listings, but never decodes them again.
+    exchanges' text again for their listings, but never decodes them again. ``groups``: the
+    files of each independent session (--each-file, --each-folder); their times are not one
+    clock's, so each session's task times count from its own first request and the sequence
+    keeps the sessions' order.
     """
     files = [os.fspath(path) for path in paths]
     refuse_repeats(files)
     analysis = analysis or analyze(files, facts=True)
     facts_of = _facts_by_file(analysis, files)
+    sessions = len(groups) if groups else 1
+    since = _session_starts(groups, facts_of) if sessions > 1 else {}
+    session_of = {os.fspath(file): index for index, group in enumerate(groups or []) for file in group}
+    arrow_sessions: list[int] = []  # each arrow's session, to keep independent sessions apart
     several = len(files) > 1
     index_of = {file: position for position, file in enumerate(files)}
     masker = None if show_secrets else Masker.for_files(files)
@@ -265,10 +273,12 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
             arrow = svg.Arrow(anchor=place, label=_arrow_label(exchange, facts), lifeline=lifeline,
                               answer=ending, wasted=any(f.wasted for f in here), events=events,
                               webhook=exchange.webhook, name=view.name, time=facts.started,
-                              message_reply=facts.replied_with_message, file=_stem(file) if several else "")
+                              file=_stem(file) if several else "")
             arrows.append(arrow)
+            arrow_sessions.append(session_of.get(file, 0))
             # states: from the response (and its frames), and from frames shown late for an earlier stream
             for task, state, at in facts.states:
+                at = at - since[file] if at is not None and since.get(file) is not None else at
                 _mark(tasks, task, state, order, at, place, view.name)
                 task_anchor[task] = place
             if exchange.late_body:
@@ -307,14 +317,32 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
         agents=list(agents.values()),
         exchanges=shown,
         shown=len(shown),
-        sequence_svg=svg.sequence(lifelines, arrows, timed=timed),
-        timeline_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order),
+        sequence_svg=svg.sequence(lifelines, _by_session(arrows, arrow_sessions) if timed and sessions > 1
+                                  else arrows, timed=timed and sessions == 1),
+        timeline_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order, each_session=sessions > 1),
         sequence_mermaid=svg.mermaid(lifelines, arrows),
-        timeline_text=svg.timeline_text(dict(tasks), task_owner, timed=timed),
+        timeline_text=svg.timeline_text(dict(tasks), task_owner, timed=timed, each_session=sessions > 1),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
         several=several,
         sessions=sessions,
     )
+
+
+def _by_session(arrows: list[svg.Arrow], sessions: list[int]) -> list[svg.Arrow]:
+    """The arrows session by session, in the order the sessions were given, each session's in
+    the order its requests were sent (``sessions``: each arrow's session)."""
+    order = sorted(range(len(arrows)), key=lambda i: (sessions[i], arrows[i].time))
+    return [arrows[i] for i in order]
+
+
+def _session_starts(groups: list[list[str]], facts_of: dict[str, list[ExchangeFacts]]) -> dict[str, float | None]:
+    """Each file's session's first recorded request, where its times count from."""
+    starts: dict[str, float | None] = {}
+    for group in groups:
+        first = min((f.started for file in group for f in facts_of.get(os.fspath(file), [])
+                     if f.started is not None), default=None)
+        starts.update({os.fspath(file): first for file in group})
+    return starts
 
 
 def _facts_by_file(analysis: Analysis, files: list[str]) -> dict[str, list[ExchangeFacts]]:
