@@ -33,7 +33,7 @@ Fail = Callable[[str, int, str | None], Exception]
 #: a header line after the first whose name is volatile: (line end and name, value)
 _VOLATILE_LINE = re.compile(rb"(\n(?:content-length|transfer-encoding|date):)([^\n]*)", re.IGNORECASE)
 
-_shapes: dict[bytes, Shape] = {}
+_shapes: dict[bytes, dict[bytes, Shape]] = {b"request": {}, b"response": {}}
 _checked: set[bytes] = set()
 
 
@@ -91,14 +91,15 @@ def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
     """The shape of a ``kind`` (b"request" or b"response") head, its lines joined by LF, and
     the values of its volatile headers."""
     parts = _VOLATILE_LINE.split(head)  # text, name, value, text, name, value, ..., text
-    values = [value.strip() for value in parts[2::3]]
+    values = list(map(bytes.strip, parts[2::3]))
     del parts[2::3]
-    key = kind + b"".join(parts)
-    found = _shapes.get(key)
+    key = b"".join(parts)
+    shapes = _shapes[kind]
+    found = shapes.get(key)
     if found is None:
-        if len(_shapes) >= _CACHE_SIZE:
-            _shapes.clear()
-        found = _shapes[key] = Shape(head)
+        if len(shapes) >= _CACHE_SIZE:
+            shapes.clear()
+        found = shapes[key] = Shape(head)
     return found, values
 
 
