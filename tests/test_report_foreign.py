@@ -88,3 +88,26 @@ def test_independent_sessions_keep_their_own_clocks_and_order():
     one = walkthrough.build(files)  # one session: one clock, arrows in the order they were sent
     assert "seconds since the first request" in one.timeline_svg
     assert one.timeline_text[0].startswith("84d4ecd3") and "+0.0" not in one.timeline_text[0].split("→")[0]
+
+
+def test_each_streamed_frame_says_what_kind_of_event_it_is(tmp_path):
+    from a2a_capture.report.excerpt import verbatim_pieces
+
+    status = {"taskId": "t-1", "contextId": "c-1", "status": {"state": "working", "timestamp": "2026-12-01T03:01:57Z"},
+              "metadata": {"note": "a frame long enough to be cut inside its line"}}
+    frames = [{"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_SUBMITTED"},  # 1.0
+                        "history": [{"kind": "message", "messageId": "m-1", "parts": [{"text": "run"}]}]}},
+              {**status, "final": False, "kind": "status-update"},  # 0.3
+              {"id": "t-1", "status": {"state": "completed"}, "final": True, "type": "status",  # 0.2 (a2a-server)
+               "metadata": {"note": "a frame long enough to be cut inside its line"}}]
+    path = write(tmp_path, rpc(1, "SendStreamingMessage", {"message": {"messageId": "m-1", "parts": []}},
+                               events=frames))
+    text, _ = listing(read_capture(path).exchanges[0])
+    data = [line for line in text.lines if line.startswith("data: ")]
+    assert '…"task":…"id":"t-1"' in data[0].replace(" ", "") and '"kind"' not in data[0]  # not the history's
+    assert '"final": false' in data[1] and '"kind": "status-update"' in data[1]
+    assert '"final": true' in data[2] and '"type": "status"' in data[2]
+    original = path.read_text()
+    assert all(piece in original for line in data for piece in verbatim_pieces(line))
+    request = next(line for line in text.lines if '"method"' in line)
+    assert '"message":' not in request  # a request's params are no event

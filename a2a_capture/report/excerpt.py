@@ -315,6 +315,20 @@ _OPENING = re.compile(r"\s*(?:data: ?)?[{\[]*")
 _TOKEN = re.compile(r'"([A-Za-z_@][A-Za-z0-9_@]*)"\s*:\s*("[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?|true|false|null)'
                     r'|"[^"\\]*(?:\\.[^"\\]*)*"|([{}\[\]])')
 _PIECE = 70  # characters of a member kept before its value is cut
+#: what kind of event a frame (or answer) is, kept where the result or params hold it (depth 2, or
+#: 1 for a REST frame): 1.0 names it by its member (`"statusUpdate":`), 0.3 by `kind`, 0.1/0.2
+#: by `type`, and 0.3 and earlier say with `final` whether the stream ends
+EVENT_OBJECTS = frozenset({"task", "message", "statusUpdate", "artifactUpdate"})
+EVENT_SCALARS = frozenset({"kind", "type", "final"})
+_OBJECT_NEXT = re.compile(r"\s*:\s*\{")
+_RESULT_OPEN = re.compile(r'"result"\s*:\s*\{\s*$')
+
+
+def _opens_result(line: str, start: int, depth: int) -> bool:
+    """The member at ``start`` is the first of a JSON-RPC result, or of a REST frame or answer."""
+    if '"jsonrpc"' not in line:
+        return depth == 1 and line[:start].rstrip().endswith("{")
+    return depth == 2 and bool(_RESULT_OPEN.search(line, max(0, start - 40), start))
 
 
 _ERROR = re.compile(r'"error"\s*:\s*\{')
@@ -341,6 +355,16 @@ def _focus_pairs(line: str, wanted: set[str]):
             depth += 1 if bracket in "{[" else -1
             continue
         key = match.group(1)
+        if key is None and match.group(0)[1:-1] in EVENT_OBJECTS and _opens_result(line, match.start(), depth):
+            named = match.group(0)[1:-1]
+            if named not in seen and _OBJECT_NEXT.match(line, match.end()):
+                seen.add(named)
+                yield match.start(), named, line[match.start():line.index(":", match.end()) + 1], ""
+            continue
+        if depth <= 2 and key in EVENT_SCALARS and key not in seen:
+            seen.add(key)
+            yield match.start(), key, match.group(0), match.group(2)
+            continue
         if key is None or key not in wanted or key in seen:
             continue
         if error_span and error_span[0] <= match.start() < error_span[1]:
