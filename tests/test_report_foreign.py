@@ -111,3 +111,8 @@ def test_each_streamed_frame_says_what_kind_of_event_it_is(tmp_path):
     assert all(piece in original for line in data for piece in verbatim_pieces(line))
     request = next(line for line in text.lines if '"method"' in line)
     assert '"message":' not in request  # a request's params are no event
+
+
+def test_the_html_footer_names_the_current_option_for_secrets(tmp_path):
+    html = render.render(walkthrough.build([str(write(tmp_path, fetch_card(1)))]), "html")
+    assert "<code>--no-redact</code> shows them" in html and "--show-secrets" not in html
