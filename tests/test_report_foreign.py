@@ -116,3 +116,10 @@ def test_each_streamed_frame_says_what_kind_of_event_it_is(tmp_path):
 def test_the_html_footer_names_the_current_option_for_secrets(tmp_path):
     html = render.render(walkthrough.build([str(write(tmp_path, fetch_card(1)))]), "html")
     assert "<code>--no-redact</code> shows them" in html and "--show-secrets" not in html
+
+
+def test_the_files_line_keeps_prose_out_of_the_code_span(tmp_path):
+    files = [str(write(tmp_path, fetch_card(1), name=f"{n}.http")) for n in "ab"]
+    markdown = render.render(walkthrough.build(files, groups=[[file] for file in files]), "md")
+    files_line = markdown.splitlines()[2]
+    assert files_line.endswith("`, each a session of its own"), files_line

@@ -132,6 +132,7 @@ class ReportModel(BaseModel):
     title: str
     files: list[str]
     files_label: str
+    files_note: str = ""  # ", each a session of its own": prose after the files, never a path
     tool: str = f"a2a-capture {__version__}"
     whole: bool = False
     long: bool = False
@@ -305,7 +306,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
     return ReportModel(
         title=title or _title(files),
         files=[_relative(file) for file in files],
-        files_label=_files_label(files) + _sessions_label(sessions, len(files)),
+        files_label=_files_label(files), files_note=_sessions_label(sessions, len(files)),
         whole=whole,
         long=len(exchanges) > LONG_SESSION,
         only_flagged=only_flagged,
