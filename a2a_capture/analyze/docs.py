@@ -16,14 +16,13 @@ def _judgement(rule) -> str:
                 "whatever the agent replied.")
     if rule.kind == "advice":
         return "Advice: never counted as a wasted round trip."
+    fragile = f"Fragile when the agent answered it anyway: it worked because {rule.lenient}."
     if rule.fails_as is None:
         refused = "the agent refused the call (an error, an HTTP status of 400 or more, or no answer)"
     else:
         names = ", ".join(f"`{name}`" for name in sorted(rule.fails_as))
         refused = (f"the agent refused the call as predicted ({names}, or an error whose message names one of "
                    "them), or did not answer")
-    fragile = "Fragile when the agent answered it anyway: it worked because " + rule.lenient + "."
-    if rule.fails_as is not None:
         fragile += (" A call that failed for another reason (TaskNotFoundError, say) is fragile too: the agent "
                     "took up what this rule is about.")
     return f"Wasted when {refused}, as the card or the spec predicted. {fragile}"

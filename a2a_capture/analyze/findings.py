@@ -181,9 +181,7 @@ def _refused_as(error, fails_as: frozenset[str]) -> bool:
     if error.name in fails_as or (error.http_status and f"HTTP {error.http_status}" in fails_as):
         return True
     said = _squeezed(error.message)
-    if any(name.removesuffix("Error").lower() in said for name in fails_as if not name.startswith(("HTTP ", "gRPC "))):
-        return True
-    return not _names_a_cause(error, said)
+    return _names_one(said, fails_as) or not _names_a_cause(error, said)
 
 
 def _names_a_cause(error, said: str) -> bool:
@@ -192,8 +190,15 @@ def _names_a_cause(error, said: str) -> bool:
         return True
     if error.http_status is not None and 400 <= error.http_status < 500:
         return True
-    return bool(said) and (bool(spec.TASK_UNKNOWN_WORDS.search(error.message)) or any(
-        name.removesuffix("Error").lower() in said for name in spec.ERRORS_BY_NAME if name != "InternalError"))
+    return bool(spec.TASK_UNKNOWN_WORDS.search(error.message)) or _names_one(
+        said, (name for name in spec.ERRORS_BY_NAME if name != "InternalError"))
+
+
+def _names_one(said: str, names) -> bool:
+    """Whether a squeezed message names one of these errors ("TaskNotFound" for TaskNotFoundError);
+    HTTP statuses and gRPC codes are not read from words."""
+    return bool(said) and any(name.removesuffix("Error").lower() in said for name in names
+                              if not name.startswith(("HTTP ", "gRPC ")))
 
 
 def _squeezed(text: str) -> str:
