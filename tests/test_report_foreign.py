@@ -123,3 +123,49 @@ def test_the_files_line_keeps_prose_out_of_the_code_span(tmp_path):
     markdown = render.render(walkthrough.build(files, groups=[[file] for file in files]), "md")
     files_line = markdown.splitlines()[2]
     assert files_line.endswith("`, each a session of its own"), files_line
+
+
+SILENT_STREAM = """#@ format: a2a-capture/1
+#@ recorder: a2a-capture 0.1.0
+
+### 1 · SubscribeToTask
+#@ start: 2026-12-01T04:24:02.611485Z
+#@ end: 2026-12-01T04:24:12.627485Z
+#@ response-body: 0 bytes
+# {note}
+POST /a2a/jsonrpc HTTP/1.1
+Host: 127.0.0.1:55469
+A2A-Version: 1.0
+Accept: text/event-stream
+Content-Length: 73
+Content-Type: application/json
+
+{{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{{"id":"t-1"}}}}
+
+HTTP/1.1 200 OK
+Content-Type: text/event-stream
+Transfer-Encoding: chunked
+
+"""
+
+
+def test_a_stream_with_no_event_says_what_ended_it_not_its_200(tmp_path):
+    # as the recorder wrote it (a client that gave up waiting after 10 s on an agent that sent no event)
+    closed = "error: the client closed the connection after part of the response (Client disconnected.)"
+    path = tmp_path / "silent.http"
+    path.write_text(SILENT_STREAM.format(note=closed))
+    model = walkthrough.build([str(path)])
+    said = "stream opened, no event arrived, closed by the client after 10.0 s"
+    assert model.exchanges[0].outcome == "no event" and model.exchanges[0].outcome_said == said
+    markdown = render.render(model, "md")
+    assert f"Outcome: {said}\n" in markdown and "Outcome: 200" not in markdown and "10016" not in markdown
+    assert "agent1-->>client: no event" in markdown
+    html = render.render(model, "html")
+    assert f'<p class="outcome-said">Outcome: {said}</p>' in html
+    stopped = "a2a-capture: recording stopped before the response ended; what had arrived is kept"
+    path.write_text(SILENT_STREAM.format(note=stopped))
+    assert walkthrough.build([str(path)]).exchanges[0].outcome_said == \
+        "stream opened, no event arrived in 10.0 s, still open when the recording stopped"
+    path.write_text(SILENT_STREAM.format(note="a note of the user's"))  # no recorder note: the agent ended it
+    assert walkthrough.build([str(path)]).exchanges[0].outcome_said == \
+        "stream opened, no event arrived, ended by the agent after 10.0 s"

@@ -35,6 +35,31 @@ def outcome(facts: ExchangeFacts, grpc_status: str | None = None) -> str:
     return grpc_status or str(facts.status)
 
 
+#: what ended a stream, by the note the recorder wrote (record/flows.py words them); first match wins
+_STREAM_ENDS = (("error: the client closed the connection", "closed by the client"),
+                ("error: the client reset the stream", "reset by the client"),
+                ("error: the agent closed the connection", "closed by the agent"),
+                ("error: the agent reset the stream", "reset by the agent"),
+                ("error: the stream was reset by the client or the agent",
+                 "reset by the client or the agent (the recorder cannot tell which)"))
+_STOPPED = "a2a-capture: recording stopped before"
+
+
+def silent_stream(notes: list[str], duration: float | None) -> str:
+    """A stream that carried no event, said as what happened: its 200 only says the stream
+    opened, so the sentence says that nothing came and what ended it, from the capture's notes
+    (no note: the agent ended the response)."""
+    seconds = f"{duration:.1f} s" if duration is not None else ""
+    if any(note.startswith(_STOPPED) for note in notes):
+        return f"stream opened, no event arrived{' in ' + seconds if seconds else ''}, " \
+               "still open when the recording stopped"
+    ended = next((says for start, says in _STREAM_ENDS if any(note.startswith(start) for note in notes)), None)
+    if ended is None:
+        error = next((note.removeprefix("error: ") for note in notes if note.startswith("error: ")), None)
+        ended = f"then {error}" if error else "ended by the agent"
+    return f"stream opened, no event arrived, {ended}{' after ' + seconds if seconds else ''}"
+
+
 def explain(facts: ExchangeFacts) -> list[str]:
     """Facts that explain why the exchange looks as it does, as the manual's notes give them."""
     notes = []

@@ -22,7 +22,7 @@ from a2a_capture.analyze.findings import Finding
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.report import svg
 from a2a_capture.report.excerpt import RULE_FOCUS, listing
-from a2a_capture.report.facts import explain, outcome, short_id
+from a2a_capture.report.facts import explain, outcome, short_id, silent_stream
 from a2a_capture.report.mask import Masker
 from a2a_capture.sources import exchanges as read_exchanges
 
@@ -75,6 +75,8 @@ class ExchangeView(BaseModel):
     request_bytes: int
     response_bytes: int | None
     outcome: str
+    #: the outcome as a sentence, where the word alone would mislead (a stream with no event), with its time
+    outcome_said: str = ""
     listing: str
     note: str
     findings: list[FindingView] = Field(default_factory=list)
@@ -249,6 +251,11 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
                 late_states = known[later].late_states
                 if late_states:
                     ending = svg.state_name(late_states[-1][1])
+            said = ""
+            if streams.get(exchange.number) == position and not events and not facts.failed:
+                said = silent_stream([*exchange.notes, *exchange.response_notes, *exchange.trailing_notes],
+                                     facts.duration)
+                ending = "no event"
             view = ExchangeView(
                 anchor=place, file=_relative(file), name=name(file, exchange.label), label=exchange.label,
                 heading=f"{exchange.label} · {exchange.title}" if exchange.title else exchange.label,
@@ -257,7 +264,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
                 grpc_status=grpc_status.label if grpc_status else None,
                 request_bytes=len(exchange.request.body),
                 response_bytes=len(response.body) if response is not None else None,
-                outcome=ending, listing=text.text, note=note, findings=here,
+                outcome=ending, outcome_said=said, listing=text.text, note=note, findings=here,
                 duration_ms=round(facts.duration * 1000, 1) if facts.duration is not None else None,
                 webhook=exchange.webhook,
             )
