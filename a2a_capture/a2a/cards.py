@@ -129,7 +129,7 @@ def parse_card(data: object, raw: bytes = b"") -> Card:
         security_schemes=_schemes(_dict(data.get("securitySchemes"))),
         security_requirements=_requirements(data),
         fingerprint=fingerprint,
-        problems=schema_problems(data) if shape != "0.3" else [],
+        problems=schema_problems(data, shape),
     )
     return card
 
@@ -186,8 +186,8 @@ def _schemes(data: dict) -> list[SecurityScheme]:
 def _requirements(data: dict) -> list[list[str]]:
     result: list[list[str]] = []
     for entry in _list(data.get("securityRequirements")):
-        if isinstance(entry, dict):
-            result.append(sorted(_dict(entry.get("schemes")).keys()))
+        if isinstance(entry, dict):  # 0.3's shape under the 1.0 name (card-schema says so) still names its schemes
+            result.append(sorted(_dict(entry.get("schemes")).keys() if "schemes" in entry else entry.keys()))
     if not result:
         for entry in _list(data.get("security")):  # 0.3: [{"scheme": [scopes]}]
             if isinstance(entry, dict):
@@ -207,12 +207,49 @@ _SKILL_FIELDS = (("id", str), ("name", str), ("description", str), ("tags", list
 _INTERFACE_FIELDS = (("url", str), ("protocolBinding", str), ("protocolVersion", str))
 
 
-def schema_problems(data: dict) -> list[str]:
-    """Where a card breaks the 1.0 shape: missing or mistyped required fields."""
-    problems = []
+#: the fields each card shape spells, per object (§2.1 for 1.0, §2.2 for 0.3): a key that is one
+#: of these in snake_case is a misspelling, and a client reading the camelCase name finds nothing
+CARD_SPELLINGS: dict[str, dict[str, frozenset[str]]] = {
+    "1.0": {
+        "": frozenset(name for name, _, _ in _CARD_FIELDS),
+        "capabilities": frozenset({"streaming", "pushNotifications", "extensions", "extendedAgentCard"}),
+        "skills[]": frozenset({"id", "name", "description", "tags", "examples", "inputModes", "outputModes",
+                               "securityRequirements"}),
+        "supportedInterfaces[]": frozenset({"url", "protocolBinding", "protocolVersion", "tenant"}),
+        "provider": frozenset({"url", "organization"}),
+    },
+    "0.3": {
+        "": frozenset({"protocolVersion", "name", "description", "url", "preferredTransport", "additionalInterfaces",
+                       "iconUrl", "provider", "version", "documentationUrl", "capabilities", "securitySchemes",
+                       "security", "defaultInputModes", "defaultOutputModes", "skills",
+                       "supportsAuthenticatedExtendedCard", "signatures"}),
+        "capabilities": frozenset({"streaming", "pushNotifications", "stateTransitionHistory", "extensions"}),
+        "skills[]": frozenset({"id", "name", "description", "tags", "examples", "inputModes", "outputModes",
+                               "security"}),
+        "additionalInterfaces[]": frozenset({"url", "transport"}),
+        "provider": frozenset({"url", "organization"}),
+    },
+}
+#: a2a-sdk's hybrid cards carry both shapes' fields
+CARD_SPELLINGS["both"] = {place: CARD_SPELLINGS["1.0"].get(place, frozenset())
+                          | CARD_SPELLINGS["0.3"].get(place, frozenset())
+                          for place in dict.fromkeys([*CARD_SPELLINGS["1.0"], *CARD_SPELLINGS["0.3"]])}
+
+
+def schema_problems(data: dict, shape: str = "1.0") -> list[str]:
+    """Where a card breaks its version's shape: misspelled fields (any version); for 1.0 (and
+    hybrid) cards also missing or mistyped required fields, and 0.3's `security` shape under
+    1.0's `securityRequirements`."""
+    misspelled = list(misspellings(data, shape))
+    version = {"both": "1.0 and 0.3", "0.3": "0.3" if "protocolVersion" in data else "0.2"}.get(shape, shape)
+    problems = [f"fields in snake_case, which A2A {version} spells in camelCase (a client finds none of them): "
+                + ", ".join(f"`{where}{key}` for `{camel}`" for where, key, camel in misspelled)] if misspelled else []
+    if shape == "0.3":
+        return problems
+    misspelled_here = {camel for where, _, camel in misspelled if not where}
     for name, kind, required in _CARD_FIELDS:
         if name not in data:
-            if required:
+            if required and name not in misspelled_here:
                 problems.append(f"missing required field `{name}`")
         elif not isinstance(data[name], kind):
             problems.append(f"`{name}` should be a {kind.__name__}")
@@ -224,7 +261,35 @@ def schema_problems(data: dict) -> list[str]:
         for name, kind in _INTERFACE_FIELDS:
             if not isinstance(_dict(interface).get(name), kind):
                 problems.append(f"`supportedInterfaces[{index}].{name}` is missing or not a {kind.__name__}")
+    for index, entry in enumerate(_list(data.get("securityRequirements"))):
+        if isinstance(entry, dict) and "schemes" not in entry and entry:
+            problems.append(f"`securityRequirements[{index}]` has 0.3's `security` shape; 1.0 writes "
+                            f"{{\"schemes\": {{\"{next(iter(entry))}\": {{\"list\": [...]}}}}}}")
     return problems
+
+
+def misspellings(data: dict, shape: str):
+    """(where, key, field) for each key that is a field of the card's version in snake_case
+    (`default_input_modes` for `defaultInputModes`): proto or pydantic field names served
+    without their JSON names."""
+    spellings = CARD_SPELLINGS.get(shape, CARD_SPELLINGS["1.0"])
+    for place, known in spellings.items():
+        name, many, _ = place.partition("[]")
+        if not name:
+            objects = [("", data)]
+        elif many:
+            objects = [(f"{name}[{index}].", item) for index, item in enumerate(_list(data.get(name)))]
+        else:
+            objects = [(f"{name}.", data.get(name))]
+        for prefix, value in objects:
+            for key in _dict(value):
+                if "_" in key and key not in known and (camel := _camel(key)) in known:
+                    yield prefix, key, camel
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def split_url(url: str):

@@ -102,14 +102,16 @@ def card_oversized(call, session):
     id="card-schema",
     on=("card",),
     severity="warning",
-    title="Card does not follow the 1.0 schema",
-    spec="§1.4 (the proto AgentCard is normative)",
+    title="Card does not follow the schema of its version",
+    spec="§1.4 (the proto AgentCard is normative), §5.5 (JSON field names are camelCase)",
     why="""
 Clients read the card to choose an interface and check capabilities. A card missing required
 fields (supportedInterfaces, capabilities, skills, ...) leaves them guessing, and guesses cost
-round trips.""",
-    example="a 1.0 card without supportedInterfaces",
-    fix="Serve a card that validates against the 1.0 AgentCard schema.",
+round trips. A field spelled in snake_case (`default_input_modes`, as a server that dumps its
+models without their JSON names serves it) is, to a client, a field the card does not have,
+whichever version the card is of.""",
+    example="a 1.0 card without supportedInterfaces; a 0.3 card with supports_authenticated_extended_card",
+    fix="Serve a card that validates against the AgentCard schema of its version, with camelCase names.",
     kind="advice",
 )
 def card_schema(call, session):
