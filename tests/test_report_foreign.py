@@ -9,7 +9,7 @@ from __future__ import annotations
 from a2a_capture.capture import read_capture
 from a2a_capture.report import render, svg, walkthrough
 from a2a_capture.report.excerpt import CUT, listing
-from tests.builders import error, fetch_card, rpc, task, write
+from tests.builders import card, error, fetch_card, rpc, task, write
 
 LONG_MESSAGE = ("Task 8f0c9d3b-4713-437a-a3f4-5573feab1677 is in a terminal state "
                 "and cannot be subscribed to any more")  # 101 characters, as the JS SDK words it
@@ -169,3 +169,32 @@ def test_a_stream_with_no_event_says_what_ended_it_not_its_200(tmp_path):
     path.write_text(SILENT_STREAM.format(note="a note of the user's"))  # no recorder note: the agent ended it
     assert walkthrough.build([str(path)]).exchanges[0].outcome_said == \
         "stream opened, no event arrived, ended by the agent after 10.0 s"
+
+
+def test_the_verdict_never_names_a_call_that_worked_as_the_worst_waste(tmp_path):
+    done = task("t-1", "TASK_STATE_COMPLETED")
+    v03 = ["Content-Type: application/json"]  # fasta2a's 0.3 name on a 1.0 interface: an error, but it worked
+    lenient = write(tmp_path, fetch_card(1), rpc(2, "message/send", {"message": {}}, result=done, headers=v03),
+                    name="lenient.http")
+    model = walkthrough.build([str(lenient)])
+    assert [(f.severity, f.outcome) for f in model.findings] == [("error", "fragile")]
+    assert model.verdict.worst is None and model.verdict.most_fragile.rule == "method-version-mismatch"
+    for kind in ("md", "summary"):
+        text = render.render(model, kind)
+        assert "Worst" not in text
+        assert "\nNothing was wasted. 1 call worked only because the agent was lenient: [Exchange 2](#ex-2) " \
+               "**error** `method-version-mismatch`: message/send is a 0.3 name" in text
+    html = render.render(model, "html")
+    assert "Worst" not in html and '<p class="worst fragile">Nothing was wasted. 1 call worked only' in html
+    # a wasted warning is the worst waste, not the fragile error beside it
+    polled = write(tmp_path, fetch_card(1), rpc(2, "message/send", {"message": {}}, result=done, headers=v03),
+                   rpc(3, "GetTask", {"id": "t-1"}, result=done), name="polled.http")
+    model = walkthrough.build([str(polled)])
+    assert model.verdict.worst.rule == "poll-terminal" and model.verdict.worst.outcome == "wasted"
+    assert "\nWorst wasted round trip: [Exchange 3](#ex-3) **warning** `poll-terminal`: " in render.render(model, "md")
+    assert "Nothing was wasted" not in render.render(model, "md")
+    unversioned = card()
+    del unversioned["version"]  # card-schema: advice only
+    model = walkthrough.build([str(write(tmp_path, fetch_card(1, unversioned), name="advice.http"))])
+    assert [f.outcome for f in model.findings] == ["advice"] and model.verdict.most_fragile is None
+    assert "\nNothing was wasted: every finding is advice.\n" in render.render(model, "md")

@@ -125,7 +125,8 @@ class Verdict(BaseModel):
     advice: int
     new: int | None = None  # findings the baseline has not accepted, when a baseline was given
     cost: float | None = None
-    worst: FindingView | None = None
+    worst: FindingView | None = None  # the worst wasted round trip: never a fragile or advice finding
+    most_fragile: FindingView | None = None  # when nothing was wasted, the most serious call that worked by leniency
     troubled: list[TaskView]
     tasks: int
 
@@ -454,9 +455,8 @@ def _verdict(findings: list[FindingView], tasks: list[TaskView], judged: bool, s
     severities = Counter(f.severity for f in findings)
     outcomes = Counter(f.outcome for f in findings)
     new = sum(f.new for f in findings) if judged else None
-    pool = [f for f in findings if f.new] if judged and new else findings
-    worst = min(pool, key=lambda f: (_SEVERITY_ORDER[f.severity], f.outcome != "wasted",
-                                     -(f.cost or 0.0)), default=None)
+    worst = _most_serious([f for f in findings if f.outcome == "wasted"])
+    fragile = None if worst else _most_serious([f for f in findings if f.outcome == "fragile"])
     troubled = [task for task in tasks if task.state in TROUBLE]
     if not findings:
         headline = "No findings: no round trip in this session was wasted by the rules' account."
@@ -473,8 +473,14 @@ def _verdict(findings: list[FindingView], tasks: list[TaskView], judged: bool, s
         headline=headline,
         by_severity=[(level, severities[level]) for level in ("error", "warning", "info") if severities[level]],
         wasted=outcomes["wasted"], fragile=outcomes["fragile"], advice=outcomes["advice"], new=new,
-        cost=summary.get("wasted_seconds"), worst=worst, troubled=troubled, tasks=len(tasks),
+        cost=summary.get("wasted_seconds"), worst=worst, most_fragile=fragile, troubled=troubled, tasks=len(tasks),
     )
+
+
+def _most_serious(findings: list[FindingView]) -> FindingView | None:
+    """The one to name first: a finding the baseline lacks before an accepted one, then by
+    severity, then by what it cost."""
+    return min(findings, key=lambda f: (not f.new, _SEVERITY_ORDER[f.severity], -(f.cost or 0.0)), default=None)
 
 
 def _agent_view(card: Card, origin: str, place: str) -> AgentView:
