@@ -10,6 +10,7 @@ import hashlib
 import json
 import re
 from dataclasses import MISSING, dataclass, field, fields
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -23,6 +24,8 @@ from a2a_capture.capture.models import Exchange
 
 #: the recorder's note on an HTTPS exchange (docs/capture-format.md)
 _TLS_NOTE = re.compile(r"over TLS to (\S+)\Z")
+_VERSION_HEADER = spec.VERSION_HEADER.lower()
+_EVENT_STREAM = "text/event-stream"
 #: members of a task or event that hold no further tasks
 _NOT_TASKS = frozenset({"history", "artifacts", "message", "metadata", "parts", "status"})
 
@@ -132,24 +135,34 @@ def fixed(values: dict[str, Any]) -> Call:
     return call
 
 
-_DEFAULTS = {f.name: f.default for f in fields(Call) if f.default is not MISSING}
-_FACTORIES = [(f.name, f.default_factory) for f in fields(Call) if f.default_factory is not MISSING]
+#: the fields whose default is made fresh for each call (a list or dict that decoding fills in)
+_FACTORIES = tuple((f.name, f.default_factory) for f in fields(Call) if f.default_factory is not MISSING)
+#: every field's default (those made fresh last, filled in by ``_defaults``): a draft starts as
+#: one copy of this
+_DEFAULTS = {**{f.name: f.default for f in fields(Call) if f.default is not MISSING},
+             **{name: None for name, _ in _FACTORIES}}
+assert all(factory in (list, dict) for _, factory in _FACTORIES), "a new kind of default: add it below"
+_FRESH_LISTS = tuple(name for name, factory in _FACTORIES if factory is list)
+_FRESH_DICTS = tuple(name for name, factory in _FACTORIES if factory is dict)
 
 
 class _Draft:
-    """A call while ``decode`` fills it in; ``Call(**vars(draft))`` fixes it."""
+    """A call while ``decode`` fills it in; ``fixed(vars(draft))`` fixes it."""
 
     header = Call.header
     response_header = Call.response_header
     is_a2a = Call.is_a2a
     ok = Call.ok
 
-    def __init__(self, **given: Any) -> None:
-        values = self.__dict__
-        values.update(_DEFAULTS)
-        for name, factory in _FACTORIES:
-            values[name] = factory()
-        values.update(given)
+
+def _defaults() -> dict[str, Any]:
+    """Every field's default (one dict copy), each list or dict default its own."""
+    values = _DEFAULTS.copy()
+    for name in _FRESH_LISTS:
+        values[name] = []
+    for name in _FRESH_DICTS:
+        values[name] = {}
+    return values
 
 
 def decode(exchange: Exchange, file: str = "") -> Call:
@@ -158,39 +171,51 @@ def decode(exchange: Exchange, file: str = "") -> Call:
     Frames this block shows for an earlier stream become ``late_states``, so a session can
     apply them where they happened.
     """
-    call = _Draft(file=file, number=exchange.number, label=exchange.label)
+    call = _new_draft()
+    values = call.__dict__
+    values["number"], values["label"], values["file"] = exchange.number, exchange.label, file
     _read(call, exchange)
     _read_facts(call)
-    return fixed(call.__dict__)
+    return fixed(values)
+
+
+def _new_draft() -> _Draft:
+    draft = _Draft.__new__(_Draft)
+    draft.__dict__ = _defaults()
+    return draft
 
 
 def _read(call, exchange: Exchange) -> None:
     request, response = exchange.request, exchange.response
-    split = _split_target(request.target)
+    scheme, netloc, path, query = _split_target(request.target)
     sent = _first_values(request.headers)
     answer = _first_values(response.headers) if response is not None else {}
     call.title, call.line, call.method = exchange.title, exchange.line, request.method.upper()
     call.flow = exchange.flow
-    call.path, call.query = split.path or "/", parse_qs(split.query) if split.query else {}
-    call.version_header = sent.get(spec.VERSION_HEADER.lower())
+    call.path, call.query = path or "/", parse_qs(query) if query else {}
+    call.version_header = sent.get(_VERSION_HEADER)
     call.status = response.status if response is not None else None
-    call.notes = [*exchange.notes, *exchange.response_notes, *exchange.trailing_notes]
+    call.notes = notes = [*exchange.notes, *exchange.response_notes, *exchange.trailing_notes]
     call.headers = list(request.headers)
     call.response_headers = list(response.headers) if response is not None else []
     meta = exchange.meta
-    tls = next((match.group(1).lower() for note in call.notes if (match := _TLS_NOTE.match(note))),
-               None) if call.notes else None
-    call.agent, call.upstream = _origins(split.scheme, split.netloc, sent.get("host"), meta.server, tls)
-    started, ended = meta.started_at, meta.ended_at
-    if started is not None:
-        call.started = started.timestamp()
-        if ended and (started.tzinfo is None) == (ended.tzinfo is None):  # as ExchangeMeta.duration
-            call.duration = (ended - started).total_seconds()
-    call.request_json, call.request_json_error = _json(decode_content(request.body, sent.get("content-encoding")))
-    streamed = response is not None and _media_type(answer.get("content-type")) == "text/event-stream"
-    content = decode_content(response.body, answer.get("content-encoding")) if response is not None else b""
-    if response is not None and not streamed:
-        call.response_json, _ = _json(content)
+    tls = next((match.group(1).lower() for note in notes if (match := _TLS_NOTE.match(note))),
+               None) if notes else None
+    call.agent, call.upstream = _origins(scheme, netloc, sent.get("host"), meta.server, tls)
+    if meta.start:
+        call.started, call.duration = _times(meta.start, meta.end)
+    encoding = sent.get("content-encoding")
+    call.request_json, call.request_json_error = _json(decode_content(request.body, encoding)
+                                                       if encoding else request.body)
+    content_type = answer.get("content-type")
+    streamed = response is not None and content_type is not None and _media_type(content_type) == _EVENT_STREAM
+    if response is not None:
+        encoding = answer.get("content-encoding")
+        content = decode_content(response.body, encoding) if encoding else response.body
+        if not streamed:
+            call.response_json, _ = _json(content)
+    else:
+        content = b""
     frames = [frame for frame in response.events if not frame.is_ping] if streamed else []
     call.streamed = streamed
     call.events = len(frames)
@@ -204,7 +229,7 @@ def _read(call, exchange: Exchange) -> None:
         call.kind = "webhook"
         _read_payload(call, call.request_json)
         return
-    if (_is_grpc(sent) or _is_grpc(answer)) and _read_grpc(call, exchange):
+    if (_is_grpc(sent.get("content-type")) or _is_grpc(content_type)) and _read_grpc(call, exchange):
         return
     if _is_card_fetch(call):
         call.kind = "card"
@@ -270,27 +295,34 @@ def looks_like_card(data: object) -> bool:
 
 def _read_jsonrpc(call: Call, frames: list) -> bool:
     body = call.request_json
-    is_rpc = isinstance(body, dict) and ("jsonrpc" in body or ("method" in body and "params" in body))
-    answered_rpc = isinstance(call.response_json, dict) and "jsonrpc" in call.response_json
-    if call.method != "POST" or not (is_rpc or isinstance(body, list) or (call.request_json_error and answered_rpc)):
+    if call.method != "POST":
+        return False
+    if isinstance(body, dict):
+        if "jsonrpc" not in body and ("method" not in body or "params" not in body):
+            return False
+    elif not (isinstance(body, list) or (call.request_json_error and isinstance(call.response_json, dict)
+                                         and "jsonrpc" in call.response_json)):
         return False
     call.kind, call.binding = "jsonrpc", "JSONRPC"
     if isinstance(body, dict):
         method = body.get("method")
-        call.rpc_method = method if isinstance(method, str) else None
-        if call.rpc_method in spec.OPERATIONS:
-            call.operation, call.spelled_version = call.rpc_method, "1.0"
-        elif call.rpc_method in spec.LEGACY_METHODS:
-            call.operation, call.spelled_version = spec.LEGACY_METHODS[call.rpc_method]
+        call.rpc_method = method = method if isinstance(method, str) else None
+        if method in _OPERATION_NAMES:
+            call.operation, call.spelled_version = method, "1.0"
+        elif method in spec.LEGACY_METHODS:
+            call.operation, call.spelled_version = spec.LEGACY_METHODS[method]
         params = body.get("params")
-        call.params = params if isinstance(params, dict) else {}
-        call.tenant = _str(call.params.get("tenant"))
+        call.params = params = params if isinstance(params, dict) else {}
+        call.tenant = _str(params.get("tenant"))
         path = spec.TASK_ID_PARAM.get(call.operation or "", ())
-        call.task_id = _str(_dig(call.params, path))
-        _read_message(call, call.params)
+        call.task_id = _str(_dig(params, path))
+        _read_message(call, params)
     _read_error(call)
     _read_results(call, call.response_json, frames)
     return True
+
+
+_OPERATION_NAMES = frozenset(spec.OPERATIONS)
 
 
 def _read_rest(call: Call, frames: list) -> bool:
@@ -433,24 +465,31 @@ def _read_payload(call: Call, payload: object) -> None:
 
 def _read_results(call: Call, result: object, frames: list) -> None:
     states = task_states(result)
-    offsets: list[float | None] = [None] * len(states)
-    for frame in frames:
-        text = frame.data
-        escaped = text is not None and "\\u" in text  # a key may be spelled with escapes: parse it
-        has_states = escaped or (text is not None and '"status"' in text)
-        if not (has_states or frame.event == "error" or (text is not None and '"error"' in text)):
-            continue  # nothing below would read it (most frames of a stream): not parsed at all
-        data = _frame_json(frame)
-        if isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
-            call.error = _error_from(data["error"], None, _pre_1(call))  # a JSON-RPC envelope, any event
-        elif frame.event == "error" and call.error is None:
-            call.error = _error_from(data, None, _pre_1(call))
-        shown = task_states(data) if has_states else []
-        states += shown
-        offsets += [frame.at] * len(shown)
+    if frames:
+        offsets: list[float | None] = [None] * len(states)
+        for frame in frames:
+            text = frame.data
+            if text is None:
+                if frame.event != "error":
+                    continue
+                escaped = has_states = False
+            else:
+                escaped = "\\u" in text  # a key may be spelled with escapes: parse it
+                has_states = escaped or '"status"' in text
+                if not (has_states or frame.event == "error" or '"error"' in text):
+                    continue  # nothing below would read it (most frames of a stream): not parsed at all
+            data = _frame_json(frame)
+            if isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
+                call.error = _error_from(data["error"], None, _pre_1(call))  # a JSON-RPC envelope, any event
+            elif frame.event == "error" and call.error is None:
+                call.error = _error_from(data, None, _pre_1(call))
+            if has_states:
+                shown = task_states(data)
+                states += shown
+                offsets += [frame.at] * len(shown)
     call.states = states
     if call.streamed:
-        call.state_offsets = offsets
+        call.state_offsets = offsets if frames else [None] * len(states)
     if call.task_id is None and states:
         call.task_id = states[0][0]
 
@@ -459,8 +498,9 @@ def task_states(value: object, limit: int = 500) -> list[tuple[str, str]]:
     """(task id, canonical state) for every task or status update in a JSON value."""
     found: list[tuple[str, str]] = []
     stack = [value]
-    while stack and len(found) < limit:
-        item = stack.pop()
+    pop, push = stack.pop, stack.append
+    while stack:
+        item = pop()
         if isinstance(item, dict):
             status = item.get("status")
             if isinstance(status, dict):
@@ -468,15 +508,19 @@ def task_states(value: object, limit: int = 500) -> list[tuple[str, str]]:
                 task = item.get("taskId") or item.get("id")
                 if state and isinstance(task, str):
                     found.append((task, state))
-            children = [child for key, child in item.items()
-                        if key not in _NOT_TASKS and isinstance(child, (dict, list))]
+                    if len(found) >= limit:
+                        break
+            for key, child in reversed(item.items()):  # pushed last first: read depth first, in order
+                if isinstance(child, _CONTAINERS) and key not in _NOT_TASKS:
+                    push(child)
         elif isinstance(item, list):
-            children = [child for child in item if isinstance(child, (dict, list))]
-        else:
-            continue
-        children.reverse()  # depth first, in document order
-        stack += children
+            for child in reversed(item):
+                if isinstance(child, _CONTAINERS):
+                    push(child)
     return found
+
+
+_CONTAINERS = (dict, list)
 
 
 def _may_name(text: str | None, key: str) -> bool:
@@ -570,6 +614,26 @@ def _origins(scheme: str, netloc: str, host: str | None, server: str | None,
     return agent, upstream if upstream != agent else None
 
 
+def _times(start: str, end: str | None) -> tuple[float | None, float | None]:
+    """(start in seconds since the epoch, duration) of a recorded exchange, as
+    ``ExchangeMeta.started_at`` and ``.duration`` give them (one call instead of four)."""
+    try:
+        at = _from_iso(start.replace("Z", "+00:00"))
+    except ValueError:
+        return None, None
+    if end:
+        try:
+            until = _from_iso(end.replace("Z", "+00:00"))
+        except ValueError:
+            return at.timestamp(), None
+        if (at.tzinfo is None) == (until.tzinfo is None):  # naive and aware do not mix
+            return at.timestamp(), (until - at).total_seconds()
+    return at.timestamp(), None
+
+
+_from_iso = datetime.fromisoformat
+
+
 def _first_values(headers: list[tuple[str, str]]) -> dict[str, str]:
     """Each header's first value by its lower-case name (as ``Message.header`` finds it)."""
     values: dict[str, str] = {}
@@ -578,9 +642,8 @@ def _first_values(headers: list[tuple[str, str]]) -> dict[str, str]:
     return values
 
 
-def _is_grpc(headers: dict[str, str]) -> bool:
-    value = headers.get("content-type")
-    return value is not None and "grpc" in value.lower() and grpc_type(value)
+def _is_grpc(content_type: str | None) -> bool:
+    return content_type is not None and "grpc" in content_type.lower() and grpc_type(content_type)
 
 
 def _media_type(value: str | None) -> str:
@@ -588,12 +651,23 @@ def _media_type(value: str | None) -> str:
     return (value or "").split(";", 1)[0].strip().lower()
 
 
-def _split_target(target: str):
-    """The request target's parts; a malformed one (a bad IPv6 host) is read as a path."""
+def _split_target(target: str) -> tuple[str, str, str, str]:
+    """(scheme, netloc, path, query) of the request target, as ``urlsplit`` gives them; a
+    malformed one (a bad IPv6 host) is read as a path."""
+    if target == "/":
+        return _ROOT
+    if (target[:1] == "/" and target[1:2] != "/" and "#" not in target and "\t" not in target
+            and "\r" not in target and "\n" not in target):  # origin form, which urlsplit keeps as it is
+        path, _, query = target.partition("?")
+        return "", "", path, query
     try:
-        return urlsplit(target)
+        split = urlsplit(target)
     except ValueError:
-        return urlsplit("/" + target.lstrip("/").replace("[", "%5B").replace("]", "%5D"))
+        split = urlsplit("/" + target.lstrip("/").replace("[", "%5B").replace("]", "%5D"))
+    return split.scheme, split.netloc, split.path, split.query
+
+
+_ROOT = ("", "", "/", "")
 
 
 def _safe_netloc(scheme: str, netloc: str) -> str:
@@ -614,7 +688,22 @@ def _origin(scheme: str, netloc: str) -> str:
 
 def _json(body: bytes | str) -> tuple[Any, bool]:
     """(value, True when the body is there but is not JSON)."""
-    if not body or not body.strip():
+    if not body:
+        return None, False
+    if len(body) < _LARGE_BODY and (  # the usual body: shallow (as nesting.check_json counts), parsed by orjson
+            body.count("[") + body.count("{") if isinstance(body, str)
+            else body.count(b"[") + body.count(b"{")) <= nesting.MAX_DEPTH:
+        try:
+            return _loads(body), False
+        except (ValueError, UnicodeDecodeError):
+            pass  # blank, or what only json reads, or not JSON: as below
+    return _json_checked(body)
+
+
+def _json_checked(body: bytes | str) -> tuple[Any, bool]:
+    """``_json`` the careful way: a blank body, one nested too deep, a large one, or JSON only the
+    standard parser reads."""
+    if not body.strip():
         return None, False
     try:
         nesting.check_json(body)
