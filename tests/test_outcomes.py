@@ -9,7 +9,7 @@ import pytest
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.findings import RULES
 from a2a_capture.report import machine
-from tests.builders import error, fetch_card, message, rpc, write
+from tests.builders import block, card, error, fetch_card, http_request, http_response, message, rpc, write
 from tests.conftest import ROOT
 from tests.test_rules import CASES, DONE, SECURED, SEND, V03
 
@@ -117,6 +117,21 @@ def test_a_call_that_failed_for_another_reason_is_not_the_refusal_a_rule_predict
     assert not found[("4", "interface-undeclared")].wasted
     unknown = found[("4", "task-unknown")]  # said in words under -32603
     assert unknown.wasted and "it said so with InternalError, not TaskNotFoundError" in unknown.message
+
+
+def test_an_error_whose_code_is_a_reason_names_that_cause(tmp_path):
+    """nodus-a2a-wire writes `{"error": {"code": "UNSUPPORTED_OPERATION"}}` with a 501: a GetTask
+    without credentials refused so failed for that, not for the credentials."""
+    rest = card(supportedInterfaces=[{"url": "http://localhost:9001", "protocolBinding": "HTTP+JSON",
+                                      "protocolVersion": "1.0"}],
+                securitySchemes=SECURED["securitySchemes"], securityRequirements=SECURED["securityRequirements"])
+    unsupported = {"error": {"code": "UNSUPPORTED_OPERATION", "message": "not here", "details": []}}
+    refused = block(2, "GetTask", http_request("GET", "/tasks/t-1", ["A2A-Version: 1.0"]),
+                    http_response(501, unsupported, reason="Not Implemented"))
+    found = _found(tmp_path, fetch_card(1, rest), refused)
+    assert list(found) == [("2", "auth-missing")]
+    assert found[("2", "auth-missing")].outcome == "fragile"
+    assert "(it failed with UnsupportedOperationError)" in found[("2", "auth-missing")].message
 
 
 def test_an_error_message_naming_the_predicted_refusal_counts_as_it(tmp_path):

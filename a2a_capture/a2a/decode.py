@@ -563,6 +563,9 @@ def _error_from(error: object, status: int | None, pre_1: bool = False) -> CallE
         if isinstance(detail, dict) and isinstance(detail.get("reason"), str):
             result.reason = detail["reason"]
             break
+    else:
+        if isinstance(code, str) and code in spec.ERRORS_BY_REASON:  # nodus-a2a-wire: the reason as `code`
+            result.reason = code
     if isinstance(code, int) and code < 0:
         result.code = code
         kind = spec.ERRORS_BY_CODE.get(code)

@@ -1,7 +1,7 @@
 """A2A stacks other than a2a-sdk 1.3.0, each installed on its own, run as subprocesses.
 
 They cannot share the test venv (a2a-sdk 0.3 and 1.3 are one package name), so each stack is a
-folder here: a Python stack has a pinned requirements.txt, an agent.py and a client.py; an npm
+folder here: a Python stack has a pinned requirements.txt, an agent.py and (if it has one) a client.py; an npm
 stack (JavaScript) has package.json with its package-lock.json, an agent.mjs and a client.mjs.
 `environment(name)` installs a stack once (a venv, or `npm ci`; under .stacks/ in the checkout, or
 $A2A_CAPTURE_STACKS), keyed by the hash of its pinned file, so a changed pin gets a new install.
@@ -24,7 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-NAMES = ("a2a_sdk_02", "a2a_sdk_03", "fasta2a", "python_a2a", "a2a_js")
+NAMES = ("a2a_sdk_02", "a2a_sdk_03", "fasta2a", "python_a2a", "a2a_js", "nodus_a2a_wire")
 
 
 class StackUnavailable(RuntimeError):
