@@ -9,6 +9,7 @@ import pytest
 from a2a_capture.a2a.decode import decode
 from a2a_capture.analyze.engine import Analyzer, analyze
 from a2a_capture.analyze.findings import RULES
+from a2a_capture.analyze.findings import rule as register
 from a2a_capture.capture import read_capture
 from tests.builders import fetch_card, rpc, write
 from tests.test_rules import CASES, DONE, SEND
@@ -41,6 +42,22 @@ def test_a_rule_is_called_only_for_its_operations(tmp_path, monkeypatch):
     analyze([write(tmp_path, fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE}),
                    rpc(3, "GetTask", {"id": "t-1"}, result=DONE))], Config(select=("poll-terminal",)))
     assert called == ["GetTask"]
+
+
+def test_a_rule_that_needs_an_error_or_notes_is_called_only_for_calls_that_carry_them(tmp_path, monkeypatch):
+    from a2a_capture.analyze.config import Config
+    called = []
+    for rule_id in ("task-unknown", "unrecorded-origin"):
+        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(
+            RULES[rule_id], check=lambda call, session, rule_id=rule_id: called.append((rule_id, call.label)) or ()))
+    analyze([write(tmp_path, rpc(1, "GetTask", {"id": "t-1"}, result=DONE),
+                   rpc(2, "GetTask", {"id": "t-2"}, error={"code": -32001, "message": "Task not found"}),
+                   rpc(3, "GetTask", {"id": "t-1"}, result=DONE, notes=["a note"]))],
+            Config(select={"task-unknown", "unrecorded-origin"}))
+    assert called == [("task-unknown", "2"), ("unrecorded-origin", "3")]
+    with pytest.raises(ValueError, match="a rule may need"):
+        register(id="needs-nothing-known", severity="info", title="", spec="", why="", example="", fix="", on=None,
+             needs=("body",))(lambda call, session: ())
 
 
 def test_a_call_is_frozen_facts(tmp_path):

@@ -23,7 +23,6 @@ from a2a_capture.sources import exchanges
 #: in flight at once; a capture whose times stand still (copied ``#@ start`` lines) must not hold
 #: every call of the file
 MAX_PENDING = 4096
-_NONE: frozenset[str] = frozenset()  # no note silences a rule
 
 
 class CallRecord(BaseModel):
@@ -122,7 +121,7 @@ class Analyzer:
         self.files: list[str] = []
         self._file = ""
         self._active: list[Rule] = []
-        self._dispatch: dict[tuple[str | None, str], list[tuple[Rule, Callable]]] = {}
+        self._dispatch: dict[tuple[str | None, str, bool, bool], list[tuple[Rule, Callable]]] = {}
         self._pending: list[tuple[float, int, Call]] = []  # finished calls the client may not know of yet
         self._index = 0
         self._exchanges = self._errors = self._streams = 0
@@ -140,14 +139,19 @@ class Analyzer:
     def feed(self, exchange: Exchange) -> list[Finding]:
         """Judge one exchange of the current file; its findings, in rule order."""
         call = decode(exchange, self._file)
-        start, session = call.started, self.session
-        while self._pending and (start is None or self._pending[0][0] <= start):
-            session.apply(heapq.heappop(self._pending)[2])
+        start, session, pending = call.started, self.session, self._pending
+        while pending and (start is None or pending[0][0] <= start):
+            session.apply(heapq.heappop(pending)[2])
         found: list[Finding] = []
-        silenced = ignored_in_notes(call.notes) if call.notes else _NONE
-        for rule, check in self._rules_for(call):
-            if silenced is None or rule.id in silenced:
-                continue
+        notes = call.notes
+        key = (call.operation, call.kind, call.error is not None, bool(notes))
+        rules = self._dispatch.get(key)
+        if rules is None:
+            rules = self._rules_for(key)
+        if notes:
+            silenced = ignored_in_notes(notes)
+            rules = [] if silenced is None else [entry for entry in rules if entry[0].id not in silenced]
+        for rule, check in rules:
             for hit in check(call, session) or ():
                 found.append(rule.finding(call, session, hit))
         self._count(call, found)
@@ -158,9 +162,9 @@ class Analyzer:
             session.apply(call)
         else:
             self._index += 1
-            heapq.heappush(self._pending, (end, self._index, without_bodies(call)))
-            if len(self._pending) > MAX_PENDING:  # times that never move on: learn the earliest-ended
-                session.apply(heapq.heappop(self._pending)[2])
+            heapq.heappush(pending, (end, self._index, without_bodies(call)))
+            if len(pending) > MAX_PENDING:  # times that never move on: learn the earliest-ended
+                session.apply(heapq.heappop(pending)[2])
         return found
 
     def end_file(self) -> None:
@@ -174,11 +178,15 @@ class Analyzer:
         return Analysis(findings=self.findings, calls=self.records, summary=self.summary(), exchanges=self.facts,
                         agent_names=names)
 
-    def _rules_for(self, call: Call) -> list[tuple[Rule, Callable]]:
-        key = (call.operation, call.kind)
-        rules = self._dispatch.get(key)
-        if rules is None:
-            rules = self._dispatch[key] = [(rule, rule.check) for rule in self._active if rule.applies_to(*key)]
+    def _rules_for(self, key: tuple[str | None, str, bool, bool]) -> list[tuple[Rule, Callable]]:
+        """The rules for calls of an operation and kind, with an error or not, with notes or not:
+        each rule's check looked up once, a rule that needs what such a call lacks left out."""
+        operation, kind, error, notes = key
+        has = {"error"} if error else set()
+        if notes:
+            has.add("notes")
+        rules = self._dispatch[key] = [(rule, rule.check) for rule in self._active
+                                       if rule.applies_to(operation, kind) and rule.needs <= has]
         return rules
 
     def _count(self, call: Call, found: list[Finding]) -> None:

@@ -124,6 +124,9 @@ class Rule:
     #: a "predicted" rule: the refusals it predicts (spec.REFUSED_*); a call that failed otherwise
     #: was not refused for what the rule is about. None: any failure is the one predicted
     fails_as: frozenset[str] | None = None
+    #: what a call must carry for the rule to have anything to say of it: "error" (the agent
+    #: answered with an error), "notes" (the exchange has notes); the engine calls it for those only
+    needs: frozenset[str] = frozenset()
 
     def applies_to(self, operation: str | None, kind: str) -> bool:
         if self.on is None:
@@ -148,14 +151,15 @@ class Rule:
             message += f"; not refused for this (it failed with {call.error.name}): {hit.lenient or self.lenient}"
         elif outcome == "fragile":
             message += f"; it worked because {hit.lenient or self.lenient}"
-        return _finding(dict(
-            rule=self.id, severity=self.severity, title=self.title, message=message, spec=self.spec,
-            file=call.file, exchange=call.label, number=call.number, line=call.line, flow=call.flow,
-            related=[related.label for related in hit.related],
-            related_locations=[(r.file, r.label, r.line) for r in hit.related],
-            cost=call.duration if outcome != "advice" else None, operation=call.operation, agent=call.agent,
-            agent_name=agent_name, wasted=outcome == "wasted", outcome=outcome,
-        ))
+        related = hit.related
+        return _finding({
+            "rule": self.id, "severity": self.severity, "title": self.title, "message": message, "spec": self.spec,
+            "file": call.file, "exchange": call.label, "number": call.number, "line": call.line, "flow": call.flow,
+            "related": [r.label for r in related] if related else [],
+            "related_locations": [(r.file, r.label, r.line) for r in related] if related else [],
+            "cost": call.duration if outcome != "advice" else None, "operation": call.operation,
+            "agent": call.agent, "agent_name": agent_name, "wasted": outcome == "wasted", "outcome": outcome,
+        })
 
 
 def judge(kind: Kind, call: Call, fails_as: frozenset[str] | None = None) -> Literal["wasted", "fragile", "advice"]:
@@ -207,6 +211,8 @@ def _squeezed(text: str) -> str:
 
 
 RULES: dict[str, Rule] = {}
+#: what a rule may need a call to carry (``Rule.needs``)
+NEEDS = frozenset({"error", "notes"})
 #: the kinds of call that are A2A operations (``on=("a2a",)``)
 A2A_KINDS = frozenset({"jsonrpc", "rest", "grpc"})
 
@@ -220,13 +226,16 @@ def ref(other, call: Call) -> str:
 
 def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, fix: str, *,
          on: tuple[str, ...] | None, kind: Kind = "predicted", lenient: str | None = None,
-         fails_as: frozenset[str] | None = None):
+         fails_as: frozenset[str] | None = None, needs: tuple[str, ...] = ()):
     """Register a check as a rule, declared once: what it says (docs/rules.md is written from
-    it), which calls it judges (``on``), and how its findings are judged (``kind``)."""
+    it), which calls it judges (``on``, ``needs``), and how its findings are judged (``kind``)."""
+    if not set(needs) <= NEEDS:
+        raise ValueError(f"rule {id} needs {', '.join(sorted(set(needs) - NEEDS))}; a rule may need {sorted(NEEDS)}")
     def register(check: Check) -> Check:
         if id in RULES:
             raise ValueError(f"rule {id} is defined twice")
         RULES[id] = Rule(id, Severity(severity), title, spec, why.strip(), example.strip(), fix.strip(), check,
-                         kind, lenient or Rule.lenient, frozenset(on) if on is not None else None, fails_as)
+                         kind, lenient or Rule.lenient, frozenset(on) if on is not None else None, fails_as,
+                         frozenset(needs))
         return check
     return register

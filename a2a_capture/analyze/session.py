@@ -46,9 +46,13 @@ class Seen(NamedTuple):
 
 
 def seen(call: Call) -> Seen:
-    return Seen(call.file, call.label, call.line, call.agent, call.operation or call.kind, call.path, call.method,
-                call.started, call.ok, call.status is not None,
-                view_of(call) if call.operation == "GetTask" else None)
+    operation = call.operation
+    return _new_seen(Seen, (call.file, call.label, call.line, call.agent, operation or call.kind, call.path,
+                            call.method, call.started, call.ok, call.status is not None,
+                            view_of(call) if operation == "GetTask" else None))
+
+
+_new_seen = tuple.__new__  # every field given, in order: the tuple at once, without Seen's keyword handling
 
 
 #: what `Session.apply` reads of a call's parameters (ListTasks: all of them, its filters)
@@ -98,8 +102,9 @@ class HeldCard:
                 "etag": self.etag, "fingerprint": self.card.fingerprint, "extended": self.extended}
 
 
-@dataclass(slots=True)
-class TaskSeen:
+class TaskSeen(NamedTuple):
+    """A state the client saw a task in (a named tuple: one is made for every state seen)."""
+
     state: str
     call: Seen  # the exchange that showed this state
     agent: str | None
@@ -122,6 +127,22 @@ class Send:
     inline_push: bool
 
 
+class _Route:
+    """What a held card says of calls to one address: the interfaces it declares on the call's
+    origin, the ones the call went to (exactly; loosely, a trailing slash apart) and their versions."""
+
+    __slots__ = ("card", "exact", "loose", "on_origin", "versions")
+
+    def __init__(self, card: Card | None, on_origin: list[Interface], exact: list[Interface]) -> None:
+        self.card, self.on_origin, self.exact = card, on_origin, exact
+        self.loose: list[Interface] | None = None
+        self.versions: frozenset[str] | None = None
+
+
+_NO_ROUTE = _Route(None, [], [])
+_NO_ROUTE.loose, _NO_ROUTE.versions = [], frozenset()
+
+
 class Knowledge(Protocol):
     """What a rule may ask of the session: the client's knowledge just before the call."""
 
@@ -129,6 +150,7 @@ class Knowledge(Protocol):
     def held_copy(self, call: Call) -> HeldCard | None: ...
     def interfaces_for(self, call: Call) -> list[Interface]: ...
     def interfaces_called(self, call: Call, loosely: bool = False) -> list[Interface]: ...
+    def declared_versions(self, call: Call) -> frozenset[str]: ...
     def address_of(self, interface: Interface) -> str: ...
     def agent_key(self, call: Call) -> str | None: ...
     def task(self, task_id: str | None) -> TaskSeen | None: ...
@@ -174,13 +196,12 @@ class Session:
     last_a2a_calls: dict[str | None, tuple[Seen, str | None]] = field(default_factory=dict)
     _order: int = 0
     _memo: tuple[Call | None, HeldCard | None] = (None, None)
-    _interfaces_memo: tuple[Call | None, list[Interface]] = (None, [])
-    _called_memo: dict[bool, tuple[Call | None, list[Interface]]] = field(default_factory=dict)
+    _route_memo: tuple[Call | None, _Route | None] = (None, None)
     #: interface URL -> the origins a call to it may have (cleared when a front is learned)
     _origins: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: (card, agent, path, binding, base path, loosely) -> (card, the interfaces a call there went to);
-    #: a pure function of them and the fronts (cleared when a front is learned)
-    _routes: dict[tuple, tuple[Card, list[Interface]]] = field(default_factory=dict)
+    #: (card, agent, path, binding, base path) -> what the card says of calls there: a pure function
+    #: of them and the fronts (cleared when a front is learned)
+    _routes: dict[tuple, _Route] = field(default_factory=dict)
     #: agent origin -> path -> the card held for a call there (dropped for the origins a new card touches)
     _held: dict[str | None, dict[str, HeldCard | None]] = field(default_factory=dict)
 
@@ -235,14 +256,8 @@ class Session:
         return self.variants.get((key, _variant(call, held.vary)))
 
     def interfaces_for(self, call: Call) -> list[Interface]:
-        if self._interfaces_memo[0] is call:
-            return self._interfaces_memo[1]
-        held = self.held_card(call)
-        if held is None or call.agent is None:
-            return []
-        found = [i for i in held.card.interfaces if call.agent in self.origins_of(i)]
-        self._interfaces_memo = (call, found)
-        return found
+        """The interfaces the held card declares on the origin this call went to."""
+        return self._route(call).on_origin
 
     def origin_of(self, interface: Interface) -> str:
         """An interface's origin as the client addresses it: a listener stands for its upstream."""
@@ -250,29 +265,47 @@ class Session:
 
     def interfaces_called(self, call: Call, loosely: bool = False) -> list[Interface]:
         """The declared interfaces a call went to; ``loosely``: the one it meant, a trailing slash apart."""
-        memo = self._called_memo.get(loosely)
-        if memo is not None and memo[0] is call:
+        route = self._route(call)
+        if not loosely:
+            return route.exact
+        if route.loose is None:
+            route.loose = self._interfaces_called(call, route.on_origin, True)
+        return route.loose
+
+    def declared_versions(self, call: Call) -> frozenset[str]:
+        """The protocol versions the interfaces this call went to declare (else the one it meant,
+        a trailing slash apart): the names the agent expects."""
+        route = self._route(call)
+        if route.versions is None:
+            route.versions = frozenset(interface.version for interface in
+                                       route.exact or self.interfaces_called(call, loosely=True) if interface.version)
+        return route.versions
+
+    def _route(self, call: Call) -> _Route:
+        """What the held card says of the address this call went to, worked out once per address
+        and card: the same route under the same card goes to the same interfaces, call after call."""
+        memo = self._route_memo
+        if memo[0] is call:
             return memo[1]
         held = self.held_card(call)
         if held is None or call.agent is None:
-            result = []
-        else:  # the same route under the same card goes to the same interfaces, call after call
-            key = (id(held.card), call.agent, call.path, call.binding, call.base_path, loosely)
-            known = self._routes.get(key)
-            if known is not None and known[0] is held.card:
-                result = known[1]
-            else:
-                result = self._interfaces_called(call, loosely)
+            route = _NO_ROUTE
+        else:
+            key = (id(held.card), call.agent, call.path, call.binding, call.base_path)
+            route = self._routes.get(key)
+            if route is None or route.card is not held.card:
+                on_origin = [i for i in held.card.interfaces if call.agent in self.origins_of(i)]
+                route = _Route(held.card, on_origin, self._interfaces_called(call, on_origin, False))
                 if len(self._routes) >= _MAX_ROUTES:
                     self._routes.clear()
-                self._routes[key] = (held.card, result)
-        self._called_memo[loosely] = (call, result)
-        return result
+                self._routes[key] = route
+        self._route_memo = (call, route)
+        return route
 
-    def _interfaces_called(self, call: Call, loosely: bool) -> list[Interface]:
+    def _interfaces_called(self, call: Call, interfaces: list[Interface], loosely: bool) -> list[Interface]:
         base = call.path if call.binding == "JSONRPC" else (call.base_path or "")
         result = []
-        for interface in self.interfaces_for(call):
+        for interface in interfaces:
             if interface.binding.upper() != (call.binding or "").upper():
                 continue
             if call.binding == "JSONRPC":
@@ -355,15 +388,16 @@ class Session:
     # -- learning from a call -------------------------------------------------------------------
 
     def apply(self, call: Call) -> None:
-        self._memo = self._interfaces_memo = (None, None)
-        self._called_memo.clear()
-        self._learn_fronts(call)
+        self._memo = self._route_memo = (None, None)
+        if call.upstream is not None or call.notes:
+            self._learn_fronts(call)
         record = seen(call)
-        if call.kind == "card" and call.card is not None and call.agent:
-            self._hold(call, record, call.card, extended=card_url(call).endswith("#extended"))
-        elif call.kind == "card" and call.status == 304 and card_url(call) in self.card_urls:
-            held = self.card_urls[card_url(call)]  # revalidated: the same card, fresh from now
-            self._hold(call, record, held.card, extended=held.extended)
+        if call.kind == "card":
+            if call.card is not None and call.agent:
+                self._hold(call, record, call.card, extended=card_url(call).endswith("#extended"))
+            elif call.status == 304 and card_url(call) in self.card_urls:
+                held = self.card_urls[card_url(call)]  # revalidated: the same card, fresh from now
+                self._hold(call, record, held.card, extended=held.extended)
         elif call.extended_card is not None and call.agent:
             self._hold(call, record, call.extended_card, extended=True)
         for task, state in call.states:
@@ -378,7 +412,9 @@ class Session:
     def _index(self, call: Call, record: Seen) -> None:
         operation, task, agent = call.operation, call.task_id or "", call.agent
         if operation == "GetTask" and task:
-            polls = self.task_polls.setdefault((task, agent), Polls())
+            polls = self.task_polls.get((task, agent))
+            if polls is None:
+                polls = self.task_polls[(task, agent)] = Polls()
             polls.count, polls.last = polls.count + 1, record
             self.poll_counts[task] = self.poll_counts.get(task, 0) + 1
             self.polls_by_history[(task, agent, record.view)] = record
@@ -447,7 +483,7 @@ class Session:
                 self._held.pop(origin, None)
 
     def _see(self, task: str, state: str, record: Seen) -> None:
-        seen_now = TaskSeen(state=state, call=record, agent=record.agent)
+        seen_now = _new_seen(TaskSeen, (state, record, record.agent))
         self.tasks[task] = seen_now
         if state in spec.TERMINAL_STATES and task not in self.ended_tasks:
             self.ended_tasks[task] = seen_now

@@ -9,14 +9,6 @@ from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
 
 
-def _declared_versions(call, session) -> set[str]:
-    """The protocol versions the card declares for the interface this call went to (an interface
-    that declares none, as cards before 0.3 do, tells nothing of the names it expects)."""
-    return {interface.version for interface in
-            _matching_interfaces(call, session) or _matching_interfaces(call, session, loosely=True)
-            if interface.version}
-
-
 def _matching_interfaces(call, session, loosely: bool = False):
     """The declared interfaces a call went to; ``loosely``: the one it meant, a trailing slash apart."""
     return session.interfaces_called(call, loosely)
@@ -94,10 +86,17 @@ def _version_fault(call, session) -> tuple[str, set[str]] | None:
     header = call.version_header
     if header and not spec.spells(call.spelled_version, versions, header):
         return "header", set()
-    declared = _declared_versions(call, session)
-    if declared and not any(spec.spells(call.spelled_version, versions, v) for v in declared):
-        return "interface", declared
+    declared = session.declared_versions(call)
+    if declared and not _spoken_by_any(call.spelled_version, versions, declared):
+        return "interface", set(declared)
     return None
+
+
+@lru_cache(maxsize=1024)  # a session spells a few names to a few interfaces, over and over
+def _spoken_by_any(name_version: str, versions: tuple[str, ...] | None, declared: frozenset[str]) -> bool:
+    """Whether a name of ``name_version`` belongs to any of the versions an interface declares (an
+    interface that declares none, as cards before 0.3 do, tells nothing of the names it expects)."""
+    return any(spec.spells(name_version, versions, version) for version in declared)
 
 
 @rule(
@@ -275,6 +274,7 @@ method of another protocol version refused so (a2a-sdk 0.2 answers -32600) is
     example='POST /rpc with body {"jsonrpc": "2.0", "method": ',
     fix="Build requests from the spec's schema and validate them before sending.",
     fails_as=spec.REFUSED_MALFORMED,
+    needs=("error",),
 )
 def malformed_request(call, session):
     if not call.is_a2a or call.error is None:

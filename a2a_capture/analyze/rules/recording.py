@@ -22,6 +22,7 @@ saw only part of.""",
         "card names, or record as a forward proxy (`--proxy`).",
     on=None,  # the note sits on whatever exchange relayed the card
     kind="advice",
+    needs=("notes",),
 )
 def unrecorded_origin_rule(call, session):
     for note in call.notes:

@@ -37,6 +37,7 @@ typo, another agent's task, a task from before a restart) is answered with TaskN
     example="GetTask with id 00000000-0000-4000-8000-000000000000",
     fix="Use the task ids the agent returned, with the agent that returned them.",
     fails_as=spec.REFUSED_UNKNOWN_TASK,
+    needs=("error",),
 )
 def task_unknown(call, session):
     if not call.is_a2a or call.error is None:
