@@ -260,7 +260,11 @@ def mermaid(lifelines: list[str], arrows: list[Arrow]) -> str:
     alias = {"client": "client", **{name: f"agent{index + 1}" for index, name in enumerate(lifelines)}}
     lines = ["sequenceDiagram", "    participant client"]
     lines += [f"    participant {alias[name]} as {_mermaid_text(name)}" for name in lifelines]
+    file = ""
     for arrow in arrows[:MAX_MERMAID]:
+        if arrow.file and arrow.file != file:  # as the SVG does: numbers restart with each file
+            file = arrow.file
+            lines.append(f"    Note over client: {_mermaid_text(file)}")
         agent = alias.get(arrow.lifeline, "client")
         if arrow.webhook:
             lines.append(f"    {agent}->>client: {_mermaid_message(arrow.label)}")

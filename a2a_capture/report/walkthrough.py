@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections import Counter, defaultdict
 
 from pydantic import BaseModel, Field
@@ -204,15 +205,18 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
         return anchor_for(index_of.get(file, 0), label)
 
     def name(file: str, label: str) -> str:
+        webhook = label.startswith("webhook ")
         if several:
-            return f"{_stem(file)} #{label}"
-        return f"Exchange {label}"
+            return f"{_stem(file)} {label}" if webhook else f"{_stem(file)} #{label}"
+        return label.capitalize() if webhook else f"Exchange {label}"
 
     new_ids = _new_findings(analysis.findings, accepted)
     views_by_place: dict[tuple[str, str], list[FindingView]] = defaultdict(list)
     finding_views = []
     for number, finding in enumerate(analysis.findings, start=1):
         view = _finding_view(finding, number, anchor, name, number - 1 in new_ids)
+        if several:
+            view.message = _named_mentions(view.message, finding.file, files, name)
         views_by_place[(finding.file, finding.exchange)].append(view)
         finding_views.append(view)
 
@@ -386,7 +390,8 @@ def _lifeline(facts: ExchangeFacts, agents: dict[str, AgentView]) -> str:
 def _arrow_label(exchange, facts: ExchangeFacts) -> str:
     """The capture's title when it has one (it says what the call was for), else operation and path."""
     if exchange.webhook:
-        return f"webhook {exchange.number}" + (f": {exchange.title}" if exchange.title else "")
+        said = exchange.title if exchange.title and exchange.title.lower() != "webhook" else ""
+        return f"webhook {exchange.number}" + (f": {said}" if said else "")
     what = exchange.title or facts.operation or f"{exchange.request.method} {facts.path}"
     if facts.kind == "card" or (not facts.operation and not exchange.title):
         what = f"{what} {facts.path}" if facts.path not in what else what
@@ -402,6 +407,26 @@ def _finding_view(finding: Finding, number: int, anchor, name, new: bool) -> Fin
         related=[(name(file, label), anchor(file, label)) for file, label, _ in finding.related_locations],
         related_says=RELATED_SAYS[finding.outcome],
     )
+
+
+#: how a finding's message names an exchange: "exchange 7", "exchange 7 of 01-discovery.http"
+_MENTION = re.compile(r"\bexchange ((?:webhook )?\d+)(?: of ([^\s,;:()]+))?", re.IGNORECASE)
+
+
+def _named_mentions(message: str, file: str, files: list[str], name) -> str:
+    """In a report of several files a bare "exchange 7" could be any file's: each mention is
+    named as the report names exchanges ("09-mistakes #7"), in the finding's own file unless
+    the message names another."""
+    by_base = {os.path.basename(path): path for path in files}
+
+    def named(match: re.Match) -> str:
+        label, of = match.group(1), match.group(2) or ""
+        base = of.rstrip(".")  # a sentence may end on the file's name
+        if base in by_base:
+            return name(by_base[base], label) + of[len(base):]
+        return name(file, label) + (f" of {of}" if of else "")
+
+    return _MENTION.sub(named, message)
 
 
 def _new_findings(findings: list[Finding], accepted) -> set[int]:
