@@ -105,31 +105,45 @@ def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
 
 def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Request:
     """Parse a request head (lines joined by LF) of this shape, with its framed body."""
-    (method, target, version, cuts), headers = _parsed(shape, values, head, body, fail, _parse_request_head)
-    return built(Request, {"headers": headers, "body": body, "http_version": version, "head_cuts": list(cuts),
-                           "grpc_views": [], "method": method, "target": target})
+    (method, target, version, cuts), headers, volatile, _ = shape.parsed or _parse(shape, head, body, fail,
+                                                                                  _parse_request_head)
+    return built(Request, {"headers": _with_values(headers, volatile, values, fail) if volatile else list(headers),
+                           "body": body, "http_version": version, "head_cuts": list(cuts), "grpc_views": [],
+                           "method": method, "target": target})
 
 
-def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Response:
-    """Parse a response head (lines joined by LF) of this shape, with its framed body."""
-    (status, reason, version, cuts), headers = _parsed(shape, values, head, body, fail, _parse_response_head)
+def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail,
+                   event_times: list[float | None] | None = None) -> Response:
+    """Parse a response head (lines joined by LF) of this shape, with its framed body.
+
+    A response that is no event stream has no events: the (empty) list is known already, so
+    ``Response.events`` is not worked out again from its headers for every exchange.
+    """
+    (status, reason, version, cuts), headers, volatile, events = shape.parsed or _parse(shape, head, body, fail,
+                                                                                        _parse_response_head)
     if body and (status < 200 or status in _NO_BODY_STATUS):
         raise fail(f"no body after a {status} response", 0, f"{len(body)} bytes of body")
-    return built(Response, {"headers": headers, "body": body, "http_version": version, "head_cuts": list(cuts),
-                            "grpc_views": [], "status": status, "reason": reason, "event_times": [],
-                            "event_notes": {}, "trailers": [], "grpc_status_view": None})
+    response = built(Response, {
+        "headers": _with_values(headers, volatile, values, fail) if volatile else list(headers), "body": body,
+        "http_version": version, "head_cuts": list(cuts), "grpc_views": [], "status": status, "reason": reason,
+        "event_times": [] if event_times is None else event_times, "event_notes": {}, "trailers": [],
+        "grpc_status_view": None})
+    if not events:
+        response.__dict__["events"] = []  # what the cached property gives for these headers
+    return response
 
 
-def _parsed(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail, parse_head) -> tuple:
-    """The parse of a head of this shape (made now if new), and this head's own headers."""
-    parsed = shape.parsed
-    if parsed is None:
-        start, headers = parse_head(head.split(b"\n"), body, fail)
-        volatile = tuple((i, name.lower() == "date") for i, (name, _) in enumerate(headers)
-                         if name.lower().encode() in _VOLATILE)
-        parsed = shape.parsed = (start, headers, volatile)
-    start, headers, volatile = parsed
-    return start, _with_values(headers, volatile, values, fail)
+def _parse(shape: Shape, head: bytes, body: bytes, fail: Fail, parse_head) -> tuple:
+    """The parse of the first head of this shape, remembered for the rest: its start line, its
+    headers, where the volatile ones are, and whether the message may have SSE events."""
+    start, headers = parse_head(head.split(b"\n"), body, fail)
+    volatile = tuple((i, name.lower() == "date") for i, (name, _) in enumerate(headers)
+                     if name.lower().encode() in _VOLATILE)
+    probe = built(Response, {"headers": list(headers), "body": b"", "http_version": "1.1", "head_cuts": [],
+                             "grpc_views": [], "status": 200, "reason": "", "event_times": [], "event_notes": {},
+                             "trailers": [], "grpc_status_view": None})
+    parsed = shape.parsed = (start, headers, volatile, probe.is_event_stream)  # volatile names are no Content-Type
+    return parsed
 
 
 def head_facts(head: list[bytes]) -> tuple[bytes | None, int | None]:
@@ -169,16 +183,20 @@ def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fai
     result = list(headers)
     for (index, date), value in zip(volatile, values, strict=True):
         name, known = result[index]
-        text = _text(value)
+        text = value.decode("utf-8", "surrogateescape")
         if date and text != known:
             _check_value(name, value, fail)
         result[index] = (name, text)
     return result
 
 
+#: header values h11 takes without a doubt (visible ASCII in words parted by single spaces)
+_PLAIN_VALUE = re.compile(rb"[!-~]+(?: [!-~]+)*")
+
+
 def _check_value(name: str, value: bytes, fail: Fail) -> None:
     """h11's own check of one header value, for a value the remembered parse did not see."""
-    if value in _checked:
+    if value in _checked or _PLAIN_VALUE.fullmatch(value):
         return
     try:
         h11.Response(status_code=200, headers=[(name.encode("latin-1", "replace"), value)])

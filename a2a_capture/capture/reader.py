@@ -140,9 +140,6 @@ class _Source:
                 self.skip(len(head))
                 return head
 
-    def at_end(self) -> bool:
-        return self.peek_line() == b""
-
 
 class _Preamble:
     """What stands between a block header and its request."""
@@ -171,8 +168,14 @@ class CaptureReader:
         self._read_preamble()
 
     def __iter__(self) -> Iterator[Exchange]:
-        while not self._source.at_end():
-            yield self._read_exchange()
+        source, common = self._source, self.newline == "\n"
+        while True:
+            if source.pos >= len(source.buf) and not source.fill():
+                return  # the end of the file
+            if common and (exchange := self._read_common_block()) is not None:
+                yield exchange
+            else:
+                yield self._read_exchange()
 
     def close(self) -> None:
         self._source.stream.close()
@@ -206,10 +209,7 @@ class CaptureReader:
     # -- one block ---------------------------------------------------------------------
 
     def _read_exchange(self) -> Exchange:
-        if self.newline == "\n":
-            exchange = self._read_common_block()
-            if exchange is not None:
-                return exchange
+        """The next block, the general way (the common block is tried first, by ``__iter__``)."""
         source = self._source
         start_line = source.line
         header_line = syntax.strip_eol(source.next_line())
@@ -262,35 +262,40 @@ class CaptureReader:
 
     def _common_block(self, buf: bytes, pos: int, eof: bool):
         """(exchange, where it ends, whether it is an event stream), None or ``_MORE`` (read on)."""
-        size = len(buf)
-        end = buf.find(b"\n", pos)
-        if end < 0:
-            return None if eof else _MORE
-        header = syntax.BLOCK_HEADER.match(buf, pos, end)
-        if header is None or buf[end - 1] == _CR:
-            return None
-        at = _COMMON_PREAMBLE.match(buf, end + 1).end()
-        run = buf[end + 1:at]
-        fail = self._head_failure(self._source.line + 1 + run.count(b"\n"))  # at the request line
-        try:
-            preamble = self._preamble(run, self._source.line + 1)
-        except CaptureFormatError:
-            return None
-        found = _common_message(buf, at, eof, b"request", preamble.framing.get("request-body"),
-                                _unframed_request_body)
+        usual = _USUAL_START.match(buf, pos)
+        if usual is not None:  # the header and the recorder's four pragmas alone, in one match
+            webhook, number, title, start, end, client, server = usual.groups()
+            meta = built(ExchangeMeta, {"start": start.decode(), "end": end.decode(), "client": client.decode(),
+                                        "server": server.decode(), "redacted": [], "extra": []})
+            framing, times, notes, at = _NO_FRAMING, None, [], usual.end()
+        else:
+            end = buf.find(b"\n", pos)
+            if end < 0:
+                return None if eof else _MORE
+            header = syntax.BLOCK_HEADER.match(buf, pos, end)
+            if header is None or buf[end - 1] == _CR:
+                return None
+            at = _COMMON_PREAMBLE.match(buf, end + 1).end()
+            try:
+                preamble = self._preamble(buf[end + 1:at], self._source.line + 1)
+            except CaptureFormatError:
+                return None
+            webhook, number, title = header.groups()
+            framing, times, notes, meta = preamble.framing, preamble.times, preamble.notes, preamble.meta
+        found = _common_message(buf, at, eof, b"request", framing.get("request-body"), _unframed_request_body)
         if not isinstance(found, tuple):
             return found
         head, shape, values, body, at = found
-        while buf.startswith(b"\n", at):  # blank lines before the response
+        size = len(buf)
+        while at < size and buf[at] == _LF:  # blank lines before the response
             at += 1
         if at == size:
             return None if eof else _MORE
         try:
-            request = http11.parse_request(shape, values, head, body, fail)
+            request = http11.parse_request(shape, values, head, body, _quiet_failure)
         except CaptureFormatError:
             return None
-        found = _common_message(buf, at, eof, b"response", preamble.framing.get("response-body"),
-                                _no_response_body)
+        found = _common_message(buf, at, eof, b"response", framing.get("response-body"), _no_response_body)
         if not isinstance(found, tuple):
             return found
         head, shape, values, body, at = found
@@ -300,16 +305,13 @@ class CaptureReader:
         if next_header is not True:
             return next_header
         try:
-            response = http11.parse_response(shape, values, head, body, fail)
+            response = http11.parse_response(shape, values, head, body, _quiet_failure, times or [])
         except CaptureFormatError:
             return None
-        if preamble.times:
-            response.event_times = preamble.times
-        webhook, number, title = header.groups()
         exchange = built(Exchange, {
-            "number": int(number), "title": _text(title or b""), "webhook": bool(webhook), "notes": preamble.notes,
-            "request": request, "response_notes": [], "response": response, "late_stream": None, "late_body": b"",
-            "late_event_notes": {}, "trailing_notes": [], "meta": preamble.meta, "line": self._source.line,
+            "number": int(number), "title": _text(title) if title else "", "webhook": webhook is not None,
+            "notes": notes, "request": request, "response_notes": [], "response": response, "late_stream": None,
+            "late_body": b"", "late_event_notes": {}, "trailing_notes": [], "meta": meta, "line": self._source.line,
             "flow": None,
         })
         return exchange, at, shape.event_stream
@@ -672,62 +674,58 @@ _CR = ord("\r")
 _LF = ord("\n")
 #: a block preamble without blank lines or CRLF
 _COMMON_PREAMBLE = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\n)*")
+#: a block header (as syntax.BLOCK_HEADER, without CR) and the four pragmas a recorder writes, their
+#: values as the general reader strips them, with nothing else before the request line
+_USUAL_START = re.compile(rb"### (?:(webhook) )?(\d+)(?: \xc2\xb7(?: ([^\r\n]*))?)?\n#@ start: ([!-~]*)\n"
+                          rb"#@ end: ([!-~]*)\n#@ client: ([!-~]*)\n#@ server: ([!-~]*)\n(?![#\n])")
+_NO_FRAMING: dict[str, _Framing] = {}
 
 
-def _common_head(buf: bytes, at: int, eof: bool):
-    """The head at ``at`` (its lines, up to a blank line) and where it ends, None when it is
-    not a plain one (CRLF, a cut, a blank line first), or ``_MORE``."""
-    stop = buf.find(b"\n\n", at)
-    if stop < 0:
-        return None if eof else _MORE
-    head = buf[at:stop]
-    if not head or b"\r" in head or _CUT_BYTES in head:
-        return None
-    return head, stop + 2
-
-
-def _common_framing(framing: _Framing | None, length: int | None) -> int | None:
-    """The body length of a common block: its `#@` pragma's, else its Content-Length;
-    -1 for what the quick way leaves to the general reader (base64, an empty framed body)."""
-    if framing is None:
-        return length
-    size, encoded, _ = framing
-    return -1 if encoded or size == 0 else size
-
-
-def _exact_end(buf: bytes, at: int, length: int, eof: bool):
-    """Where a body of ``length`` bytes at ``at`` ends with the blank line after it, as the
-    general reader's ``_at_body_end`` takes it; None where it does not (or not plainly), or ``_MORE``."""
-    if length < 0:
-        return None
-    end = at + length
-    size = len(buf)
-    for _ in range(2):  # the body's line end, then a blank line, or the end of the file
-        if end >= size:
-            return end if eof and end == size else None if eof else _MORE
-        if buf[end] != _LF:
-            return None
-        end += 1
-    return end
+def _quiet_failure(expected: str, offset: int, found: str | None) -> CaptureFormatError:
+    """A common block's head that fails is read again by the general reader, which says where."""
+    return CaptureFormatError(expected, found=found)
 
 
 def _common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: _Framing | None, unframed):
     """A ``kind`` (b"request", b"response") head at ``at`` and its body, framed by ``framing`` or
     its Content-Length, else read by ``unframed``: (head, its shape and volatile values, body,
-    where what follows starts), None or ``_MORE``."""
-    found = _common_head(buf, at, eof)
-    if not isinstance(found, tuple):
-        return found
-    head, at = found
+    where what follows starts), None or ``_MORE``.
+
+    The head is a plain one (LF, no cut, not empty) or None; a framed body ends with a line end
+    then a blank line or the end of the file, as the general reader's ``_at_body_end`` takes it.
+    """
+    stop = buf.find(b"\n\n", at)
+    if stop < 0:
+        return None if eof else _MORE
+    head = buf[at:stop]
+    if stop == at or b"\r" in head or _CUT_BYTES in head:
+        return None
     shape, values = http11.shape(kind, head)
     if shape.grpc:
         return None
-    framed = _common_framing(framing, shape.length(values, head))
-    if framed is None:
-        found = unframed(buf, at, eof)
-        return (head, shape, values, *found) if isinstance(found, tuple) else found
-    body_end = _exact_end(buf, at, framed, eof)
-    return (head, shape, values, buf[at:at + framed], body_end) if isinstance(body_end, int) else body_end
+    at = stop + 2
+    if framing is not None:
+        length, encoded, _ = framing
+        if encoded or length == 0:  # left to the general reader
+            return None
+    else:
+        length = shape.length(values, head)
+        if length is None:
+            found = unframed(buf, at, eof)
+            return (head, shape, values, *found) if isinstance(found, tuple) else found
+    end = at + length
+    if buf[end:end + 2] == b"\n\n":
+        return head, shape, values, buf[at:end], end + 2
+    size = len(buf)
+    for _ in range(2):  # the body's line end, then a blank line, or the end of the file
+        if end >= size:
+            if not eof:
+                return _MORE
+            return (head, shape, values, buf[at:at + length], end) if end == size else None
+        if buf[end] != _LF:
+            return None
+        end += 1
+    return head, shape, values, buf[at:at + length], end
 
 
 def _no_response_body(buf: bytes, at: int, eof: bool) -> tuple[bytes, int]:
