@@ -251,19 +251,25 @@ def built(cls: type[M], values: dict) -> M:
     right type: what validated construction gives, without validating again (5x quicker, and
     the reader makes four models per exchange). Anything else constructs the model as usual.
     """
-    if len(values) != _FIELD_COUNTS[cls]:
-        raise TypeError(f"{cls.__name__}: every field is needed, missing {set(cls.model_fields) - set(values)}")
+    fields = _FIELDS[cls]
+    if len(values) != len(fields):
+        raise TypeError(f"{cls.__name__}: every field is needed, missing {fields - set(values)}")
     model = _new(cls)
     _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", set(values))
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
+    _set_fields(model, fields.copy())
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
 
 
-_FIELD_COUNTS = {cls: len(cls.model_fields) for cls in (Request, Response, ExchangeMeta, Exchange)}
+#: each model's fields: the set pydantic keeps of those given (all of them), copied for each model
+_FIELDS = {cls: set(cls.model_fields) for cls in (Request, Response, ExchangeMeta, Exchange)}
 _new = object.__new__
 _set = object.__setattr__
+#: pydantic's own slots, set as ``_set`` would set them, without looking them up each time
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def format_time(moment: datetime | float) -> str:

@@ -165,6 +165,7 @@ class CaptureReader:
         self.meta: list[tuple[str, str]] = []
         self.newline = "\n"
         self._last_stream: int | None = None
+        self._next_start: re.Match[bytes] | None = None
         self._read_preamble()
 
     def __iter__(self) -> Iterator[Exchange]:
@@ -255,14 +256,17 @@ class CaptureReader:
         if found is None:
             return None
         exchange, end, stream = found
-        source.skip(end - source.pos)
+        source.line += source.buf.count(b"\n", source.pos, end)
+        source.pos = end
         if stream and not exchange.webhook:
             self._last_stream = exchange.number
         return exchange
 
     def _common_block(self, buf: bytes, pos: int, eof: bool):
         """(exchange, where it ends, whether it is an event stream), None or ``_MORE`` (read on)."""
-        usual = _USUAL_START.match(buf, pos)
+        usual = self._next_start  # the match that ended the block before, if this is where it was made
+        if usual is None or usual.pos != pos or usual.string is not buf:
+            usual = _USUAL_START.match(buf, pos)
         if usual is not None:  # the header and the recorder's four pragmas alone, in one match
             webhook, number, title, start, end, client, server = usual.groups()
             meta = built(ExchangeMeta, {"start": start.decode(), "end": end.decode(), "client": client.decode(),
@@ -301,8 +305,8 @@ class CaptureReader:
         head, shape, values, body, at = found
         if not shape.status_line:
             return None
-        next_header = _common_next_block(buf, at, eof)
-        if next_header is not True:
+        self._next_start = _USUAL_START.match(buf, at)  # the next block, as the next call looks for it
+        if self._next_start is None and (next_header := _common_next_block(buf, at, eof)) is not True:
             return next_header
         try:
             response = http11.parse_response(shape, values, head, body, _quiet_failure, times or [])

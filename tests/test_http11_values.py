@@ -1,0 +1,39 @@
+"""A Date value the remembered parse of a head did not see is checked as h11 checks it: the
+quick test of what h11 refuses takes and refuses exactly the values h11 does."""
+
+from __future__ import annotations
+
+import h11
+from hypothesis import given
+from hypothesis import strategies as st
+
+from a2a_capture.capture import http11
+from a2a_capture.errors import CaptureFormatError
+
+_BYTES = st.binary(max_size=12) | st.lists(st.sampled_from(
+    [b"a", b" ", b"\t", b"\x00", b"\x01", b"\x0b", b"\x0c", b"\r", b"\n", b"\x7f", b"\xe2\x80\xa6", b"GMT"]),
+    max_size=8).map(b"".join)
+
+
+def _h11_takes(value: bytes) -> bool:
+    try:
+        h11.Response(status_code=200, headers=[(b"date", value)])
+    except h11.LocalProtocolError:
+        return False
+    return True
+
+
+def _fail(expected: str, offset: int, found: str | None) -> CaptureFormatError:
+    return CaptureFormatError(expected, found=found)
+
+
+@given(_BYTES.map(bytes.strip))  # the reader strips a volatile value before it checks it
+def test_a_date_value_is_taken_exactly_when_h11_takes_it(value):
+    http11._checked.discard(value)
+    try:
+        http11._check_value("date", value, _fail)
+    except CaptureFormatError as error:
+        assert not _h11_takes(value)
+        assert error.expected.startswith("a valid date header value")
+    else:
+        assert _h11_takes(value)
