@@ -141,9 +141,8 @@ _FACTORIES = tuple((f.name, f.default_factory) for f in fields(Call) if f.defaul
 #: one copy of this
 _DEFAULTS = {**{f.name: f.default for f in fields(Call) if f.default is not MISSING},
              **{name: None for name, _ in _FACTORIES}}
-assert all(factory in (list, dict) for _, factory in _FACTORIES), "a new kind of default: add it below"
-_FRESH_LISTS = tuple(name for name, factory in _FACTORIES if factory is list)
-_FRESH_DICTS = tuple(name for name, factory in _FACTORIES if factory is dict)
+#: list and dict fields that ``_read`` always sets
+_SET_BY_READ = ("query", "notes", "headers", "response_headers")
 
 
 class _Draft:
@@ -156,13 +155,15 @@ class _Draft:
 
 
 def _defaults() -> dict[str, Any]:
-    """Every field's default (one dict copy), each list or dict default its own."""
+    """Every field's default, each list or dict that decoding may fill in its own (``_read``
+    sets the other list and dict fields first thing)."""
     values = _DEFAULTS.copy()
-    for name in _FRESH_LISTS:
-        values[name] = []
-    for name in _FRESH_DICTS:
-        values[name] = {}
+    values["params"], values["part_media_types"], values["states"], values["late_states"] = {}, [], [], []
     return values
+
+
+assert {"params", "part_media_types", "states", "late_states", *_SET_BY_READ} == {name for name, _ in _FACTORIES}, (
+    "a list or dict field that is neither made fresh by _defaults nor set by _read")
 
 
 def decode(exchange: Exchange, file: str = "") -> Call:
@@ -254,20 +255,24 @@ def _read_facts(call) -> None:
         call.last_page = isinstance(result, dict) and result.get("nextPageToken", None) == ""
 
 
-_CARDS: dict[bytes, Card] = {}
+_CARDS: dict[bytes | tuple[str, bytes], Card] = {}
 
 
 def card_of(data: dict, raw: bytes = b"") -> Card:
     """A parsed card; the same bytes served again are the same card, parsed once."""
     if not raw:
         return parse_card(data)
-    key = hashlib.blake2b(raw, digest_size=16).digest()
+    # the bytes themselves are the key (their hash is quick), a digest of a large card's
+    key = raw if len(raw) <= _CARD_KEY_BYTES else ("blake2b", hashlib.blake2b(raw, digest_size=16).digest())
     card = _CARDS.get(key)
     if card is None:
         if len(_CARDS) > 256:
             _CARDS.clear()
         card = _CARDS[key] = parse_card(data, raw)
     return card
+
+
+_CARD_KEY_BYTES = 1 << 16
 
 
 # -- what kind of call ----------------------------------------------------------------------------
@@ -695,7 +700,7 @@ def _json(body: bytes | str) -> tuple[Any, bool]:
         return None, False
     if len(body) < _LARGE_BODY and (  # the usual body: shallow (as nesting.check_json counts), parsed by orjson
             body.count("[") + body.count("{") if isinstance(body, str)
-            else body.count(b"[") + body.count(b"{")) <= nesting.MAX_DEPTH:
+            else len(body.translate(None, _NOT_OPENING))) <= nesting.MAX_DEPTH:
         try:
             return _loads(body), False
         except (ValueError, UnicodeDecodeError):
@@ -724,6 +729,8 @@ def _json_checked(body: bytes | str) -> tuple[Any, bool]:
 
 
 _LARGE_BODY = 1 << 20
+#: every byte but `[` and `{`: deleting them leaves the brackets that open (one pass, not two counts)
+_NOT_OPENING = bytes(sorted(set(range(256)) - set(b"[{")))
 
 try:  # the `fast` extra: several times quicker on the bodies an analysis reads
     from orjson import loads as _loads
