@@ -12,6 +12,7 @@ import re
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -217,7 +218,11 @@ def _read(call, exchange: Exchange) -> None:
             call.response_json, _ = _json(content)
     else:
         content = b""
-    frames = [frame for frame in response.events if not frame.is_ping] if streamed else []
+    if streamed:
+        events = response.events
+        frames = [frame for frame in events if not frame.is_ping] if None in map(_DATA, events) else events
+    else:
+        frames = []
     call.streamed = streamed
     call.events = len(frames)
     if exchange.late_stream is not None:
@@ -239,7 +244,7 @@ def _read(call, exchange: Exchange) -> None:
             call.card_bytes = len(content)
         _read_error(call)
         return
-    if _read_jsonrpc(call, frames) or _read_rest(call, frames):
+    if _read_jsonrpc(call, frames, content) or _read_rest(call, frames, content):
         return
     _read_error(call)
 
@@ -298,7 +303,7 @@ def looks_like_card(data: object) -> bool:
             and ("supportedInterfaces" in data or "url" in data))
 
 
-def _read_jsonrpc(call: Call, frames: list) -> bool:
+def _read_jsonrpc(call: Call, frames: list, content: bytes) -> bool:
     body = call.request_json
     if call.method != "POST":
         return False
@@ -323,14 +328,14 @@ def _read_jsonrpc(call: Call, frames: list) -> bool:
         call.task_id = _str(_dig(params, path))
         _read_message(call, params)
     _read_error(call)
-    _read_results(call, call.response_json, frames)
+    _read_results(call, call.response_json, frames, content)
     return True
 
 
 _OPERATION_NAMES = frozenset(spec.OPERATIONS)
 
 
-def _read_rest(call: Call, frames: list) -> bool:
+def _read_rest(call: Call, frames: list, content: bytes) -> bool:
     match = rest_route(call.method, call.path)
     if match is None:
         return False
@@ -343,7 +348,7 @@ def _read_rest(call: Call, frames: list) -> bool:
         _read_message(call, call.request_json)
     call.params = {**call.params, **{key: values[-1] for key, values in call.query.items()}}
     _read_error(call)
-    _read_results(call, call.response_json, frames)
+    _read_results(call, call.response_json, frames, content)
     return True
 
 
@@ -468,35 +473,56 @@ def _read_payload(call: Call, payload: object) -> None:
                 call.task_id = member["taskId"]
 
 
-def _read_results(call: Call, result: object, frames: list) -> None:
+def _read_results(call: Call, result: object, frames: list, content: bytes) -> None:
+    """The states the response and its frames show, and an error a frame carries."""
     states = task_states(result)
     if frames:
         offsets: list[float | None] = [None] * len(states)
-        for frame in frames:
-            text = frame.data
-            if text is None:
-                if frame.event != "error":
-                    continue
-                escaped = has_states = False
-            else:
-                escaped = "\\u" in text  # a key may be spelled with escapes: parse it
-                has_states = escaped or '"status"' in text
-                if not (has_states or frame.event == "error" or '"error"' in text):
-                    continue  # nothing below would read it (most frames of a stream): not parsed at all
-            data = _frame_json(frame)
-            if isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
-                call.error = _error_from(data["error"], None, _pre_1(call))  # a JSON-RPC envelope, any event
-            elif frame.event == "error" and call.error is None:
-                call.error = _error_from(data, None, _pre_1(call))
-            if has_states:
-                shown = task_states(data)
-                states += shown
-                offsets += [frame.at] * len(shown)
+        if _ESCAPE.search(content) is None and b'"error"' not in content and "error" not in map(_EVENT, frames):
+            # no frame's text has an escape or an error (a frame's text is part of the body): only
+            # frames that name a status are read
+            for frame in frames:
+                text = frame.data
+                if text is not None and '"status"' in text:
+                    shown = task_states(_frame_json(frame))
+                    states += shown
+                    offsets += [frame.at] * len(shown)
+        else:
+            _read_frames(call, frames, states, offsets)
     call.states = states
     if call.streamed:
         call.state_offsets = offsets if frames else [None] * len(states)
     if call.task_id is None and states:
         call.task_id = states[0][0]
+
+
+def _read_frames(call: Call, frames: list, states: list, offsets: list) -> None:
+    """Each frame that may name a status or carry an error, read (adding to ``states``)."""
+    for frame in frames:
+        text = frame.data
+        if text is None:
+            if frame.event != "error":
+                continue
+            has_states = False
+        else:
+            has_states = "\\u" in text or '"status"' in text  # a key may be spelled with escapes: parse it
+            if not (has_states or frame.event == "error" or '"error"' in text):
+                continue  # nothing below would read it (most frames of a stream): not parsed at all
+        data = _frame_json(frame)
+        if isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
+            call.error = _error_from(data["error"], None, _pre_1(call))  # a JSON-RPC envelope, any event
+        elif frame.event == "error" and call.error is None:
+            call.error = _error_from(data, None, _pre_1(call))
+        if has_states:
+            shown = task_states(data)
+            states += shown
+            offsets += [frame.at] * len(shown)
+
+
+_DATA, _EVENT = attrgetter("data"), attrgetter("event")
+#: `\u` (a JSON escape), found by re about three times quicker than by `in` (whose search
+#: stops at every `u` of a text)
+_ESCAPE = re.compile(rb"\\u")
 
 
 def task_states(value: object, limit: int = 500) -> list[tuple[str, str]]:
