@@ -14,7 +14,7 @@ from a2a_capture.a2a.decode import Call, decode
 from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the rules)
 from a2a_capture.analyze.config import Config, ignored_in_notes
 from a2a_capture.analyze.facts import ExchangeFacts, exchange_facts
-from a2a_capture.analyze.findings import Finding, Rule
+from a2a_capture.analyze.findings import Finding, Rule, Severity
 from a2a_capture.analyze.session import Session, without_bodies
 from a2a_capture.capture.models import Exchange
 from a2a_capture.sources import exchanges
@@ -123,6 +123,8 @@ class Analyzer:
         self._active: list[Rule] = []
         self._dispatch: dict[tuple[str | None, str, bool, bool], list[tuple[Rule, Callable]]] = {}
         self._pending: list[tuple[float, int, Call]] = []  # finished calls the client may not know of yet
+        #: the latest call, while no other waits: learned or put with the others when the next one starts
+        self._latest: tuple[float, int, Call] | None = None
         self._index = 0
         self._exchanges = self._errors = self._streams = 0
         self._operations: Counter[str] = Counter()
@@ -140,6 +142,13 @@ class Analyzer:
         """Judge one exchange of the current file; its findings, in rule order."""
         call = decode(exchange, self._file)
         start, session, pending = call.started, self.session, self._pending
+        latest = self._latest
+        if latest is not None:  # no other call waits: learned now, or it waits with the others
+            self._latest = None
+            if start is None or latest[0] <= start:
+                session.apply(latest[2])
+            else:
+                heapq.heappush(pending, (latest[0], latest[1], without_bodies(latest[2])))
         while pending and (start is None or pending[0][0] <= start):
             session.apply(heapq.heappop(pending)[2])
         found: list[Finding] = []
@@ -162,12 +171,18 @@ class Analyzer:
             session.apply(call)
         else:
             self._index += 1
+            if not pending:  # the one call waiting keeps its bodies until the next starts (most often, learned then)
+                self._latest = (end, self._index, call)
+                return found
             heapq.heappush(pending, (end, self._index, without_bodies(call)))
             if len(pending) > MAX_PENDING:  # times that never move on: learn the earliest-ended
                 session.apply(heapq.heappop(pending)[2])
         return found
 
     def end_file(self) -> None:
+        if self._latest is not None:  # none other waits while it does
+            self.session.apply(self._latest[2])
+            self._latest = None
         while self._pending:
             self.session.apply(heapq.heappop(self._pending)[2])
 
@@ -198,7 +213,7 @@ class Analyzer:
             self.findings += found
         for finding in found:
             self._by_rule[finding.rule] += 1
-            self._by_severity[finding.severity.value] += 1
+            self._by_severity[_SEVERITY[finding.severity]] += 1
             self._by_outcome[finding.outcome] += 1
             place = (finding.file, finding.exchange)
             if finding.wasted:
@@ -227,6 +242,9 @@ class Analyzer:
             wasted_seconds=round(sum(costs), 6) if costs else None,
             fragile_round_trips=len(self._fragile - self._wasted.keys()),
         )
+
+
+_SEVERITY = {severity: severity.value for severity in Severity}  # without the enum's property, once a finding
 
 
 def _name_agents(findings: list[Finding], names: dict[str, str]) -> None:

@@ -72,17 +72,13 @@ def poll_terminal(call, session):
     ended = _ended(call, session)
     if ended is None:
         return
-    earlier = ended.call
-    later = session.last_poll(call.task_id, call.agent, _history(call))
-    if earlier.operation == "GetTask" and earlier.view != _history(call):
+    earlier, view = ended.call, view_of(call)
+    if earlier.operation == "GetTask" and earlier.view != view:
         return  # a different view of the task (history length), not a poll
+    later = session.last_poll(call.task_id, call.agent, view)
     related = [earlier] if later is None or later is earlier else [earlier, later]
     yield Hit(f"{ref(earlier, call)} had already shown task {call.task_id} "
               f"{_state_word(ended.state)}; a finished task does not change", related)
-
-
-def _history(call):
-    return view_of(call)
 
 
 @rule(
