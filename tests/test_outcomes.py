@@ -153,6 +153,43 @@ def test_a_card_of_0_2_at_its_own_path_and_its_0_1_names_are_not_findings(tmp_pa
     assert _found(tmp_path, *blocks) == {}
 
 
+def test_names_of_0_3_and_1_0_to_a_card_without_protocol_version(tmp_path):
+    """Seen with pya2a (0.1): a card of 0.2 or before does not say 0.1 or 0.2. A 1.0 name is
+    wrong for both; message/send (0.2's and 0.3's) only when the agent refuses it, which shows 0.1."""
+    v1 = ["Content-Type: application/json", "A2A-Version: 1.0"]
+    refused = error(-32600, message_text="Request payload validation error")
+    blocks = [fetch_card(1, _card_0_2(), path="/.well-known/agent.json"),
+              rpc(2, "SendMessage", {"message": message(message_id="m-2")}, path="/echo", headers=v1, error=refused),
+              rpc(3, "message/send", {"message": message(message_id="m-3")}, path="/echo", headers=[], error=refused),
+              rpc(4, "message/send", {"message": message(message_id="m-4")}, path="/echo", headers=[],
+                  result={"id": "t-4", "status": {"state": "working"}}),
+              rpc(5, "tasks/send", {"id": "t-5", "message": message(message_id="m-5")}, path="/echo", headers=[],
+                  error=refused)]
+    found = _found(tmp_path, *blocks)
+    assert set(found) == {("2", "method-version-mismatch"), ("3", "method-version-mismatch"),
+                          ("5", "method-version-mismatch")}  # none is malformed-request: the name was the fault
+    assert found[("2", "method-version-mismatch")].message == (
+        "SendMessage is a 1.0 name, but the card (exchange 1) has no protocolVersion (0.2 or before): its agent "
+        "speaks A2A 0.1 or 0.2 (that interface calls it tasks/send or message/send)")
+    assert found[("3", "method-version-mismatch")].message == (
+        "message/send is a 0.2/0.3 name, but the card (exchange 1) has no protocolVersion (0.2 or before) and the "
+        "agent refused it: it speaks A2A 0.1 (that interface calls it tasks/send)")
+    assert "it speaks A2A 0.2 (that interface calls it message/send)" in found[("5", "method-version-mismatch")].message
+    assert all(finding.wasted for finding in found.values())
+
+
+def test_input_modes_written_as_kinds_of_part_cover_their_media_types(tmp_path):
+    """0.1's samples wrote input modes as ["text"]: a text part is accepted, an image is not."""
+    image = [{"kind": "file", "file": {"mimeType": "image/png", "uri": "http://localhost:9001/a.png"}}]
+    blocks = [fetch_card(1, _card_0_2(defaultInputModes=["text"]), path="/.well-known/agent.json"),
+              rpc(2, "tasks/send", {"id": "t-2", "message": message(message_id="m-2")}, path="/echo", headers=[],
+                  result={"id": "t-2", "status": {"state": "completed"}}),
+              rpc(3, "tasks/send", {"id": "t-3", "message": message(message_id="m-3", parts=image)}, path="/echo",
+                  headers=[], error=error(-32005, message_text="Incompatible content types"))]
+    found = _found(tmp_path, *blocks)
+    assert list(found) == [("3", "input-mode")] and found[("3", "input-mode")].wasted
+
+
 def test_a_card_of_0_3_at_the_0_2_path_is_still_the_wrong_path(tmp_path):
     blocks = [fetch_card(1, _card_0_2(protocolVersion="0.3.0"), path="/.well-known/agent.json"),
               rpc(2, "tasks/send", {"id": "t-1", "message": message()}, path="/echo", headers=[],

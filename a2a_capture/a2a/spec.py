@@ -33,6 +33,9 @@ STREAMING_OPERATIONS = frozenset({"SendStreamingMessage", "SubscribeToTask"})
 #: JSON-RPC method names before 1.0 -> (canonical operation, the protocol versions that spell it
 #: so, oldest first); reference §3.2: 0.2 renamed tasks/send and tasks/sendSubscribe to
 #: message/send and message/stream, and tasks/pushNotification/* to tasks/pushNotificationConfig/*
+#: what an interface of a card without protocolVersion (``url``-shaped: 0.2 or before) may speak;
+#: the card does not say which
+VERSIONS_BEFORE_0_3 = ("0.1", "0.2")
 LEGACY_METHOD_VERSIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "message/send": ("SendMessage", ("0.2", "0.3")),
     "message/stream": ("SendStreamingMessage", ("0.2", "0.3")),
@@ -305,6 +308,10 @@ GATES: dict[str, Gate] = {
 
 #: the media type a part has when it does not say (§3.4, Part)
 IMPLIED_PART_TYPES = {"text": "text/plain", "data": "application/json"}
+#: input modes as cards of 0.1 and 0.2 often wrote them (a kind of part, not a media type: Google's
+#: first samples' default was ["text"]), and the media types each covers
+MODALITIES = {"text": "text/*", "data": "application/json", "file": "*/*", "image": "image/*",
+              "audio": "audio/*", "video": "video/*"}
 
 #: a message's role when the user sent it, as 1.0 and 0.3 spell it (§3.4, Message): an agent's
 #: push carries the agent's messages, a SendMessage the user's

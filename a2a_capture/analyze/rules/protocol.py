@@ -50,7 +50,9 @@ def version_header_missing(call, session):
 0.3 spells methods `message/send`, `tasks/get`, ... and routes under `/v1`; 1.0 spells them
 `SendMessage`, `GetTask` and routes without `/v1`. Sending one version's name to an interface
 that speaks the other (or with an A2A-Version header that says the other) fails with
-MethodNotFoundError (-32601) or VersionNotSupportedError.""",
+MethodNotFoundError (-32601) or VersionNotSupportedError. A card without protocolVersion (0.2
+or before) does not say whether 0.1 (`tasks/send`) or 0.2 (`message/send`): a 0.3 or 1.0 name is
+wrong for both, a name of one of them only once the agent has refused it.""",
     example="POST /rpc with A2A-Version: 1.0 and method message/send",
     fix="Use the names of the version the chosen interface declares, and say that version in A2A-Version.",
     fails_as=spec.REFUSED_VERSION,
@@ -71,6 +73,15 @@ def method_version_mismatch(call, session):
     right = [spec.method_name(call.operation, v) for v in sorted(declared)] if call.rpc_method else []
     instead = f" (that interface calls it {' or '.join(dict.fromkeys(r for r in right if r))})" \
         if any(right) else ""
+    if said == "before 0.3":  # a card of 0.2 or before: its agent speaks `declared`, or showed which one by refusing
+        speaks = " or ".join(sorted(declared))
+        spelled = "/".join(spec.LEGACY_METHOD_VERSIONS.get(call.rpc_method or "", ("", (call.spelled_version,)))[1])
+        why = " and the agent refused it: it speaks" if len(declared) < len(spec.VERSIONS_BEFORE_0_3) \
+            else ": its agent speaks"
+        yield Hit(f"{name} is a {spelled} name, but the card ({ref(held.fetch, call)}) has no protocolVersion "
+                  f"(0.2 or before){why} A2A {speaks}{instead}", [held.fetch],
+                  lenient=f"this agent accepts {call.spelled_version} names; an agent of A2A {speaks} refuses them")
+        return
     yield Hit(f"{name} is a {call.spelled_version} name, but the interface it was sent to declares "
               f"protocolVersion {', '.join(sorted(declared))}{instead}", [held.fetch] if held else [],
               lenient=f"this agent accepts {call.spelled_version} names; an agent that follows its card "
@@ -89,14 +100,28 @@ def _version_fault(call, session) -> tuple[str, set[str]] | None:
     declared = session.declared_versions(call)
     if declared and not _spoken_by_any(call.spelled_version, versions, declared):
         return "interface", set(declared)
+    if not declared and _before_0_3(call, session):
+        speaks = {v for v in spec.VERSIONS_BEFORE_0_3 if spec.spells(call.spelled_version, versions, v)}
+        if not speaks:  # a name of 0.3 or 1.0: no agent of 0.2 or before knows it
+            return "before 0.3", set(spec.VERSIONS_BEFORE_0_3)
+        if len(speaks) == 1 and call.error is not None and call.error.name in spec.REFUSED_VERSION:
+            return "before 0.3", set(spec.VERSIONS_BEFORE_0_3) - speaks  # 0.1's name refused: it speaks 0.2
     return None
 
 
 @lru_cache(maxsize=1024)  # a session spells a few names to a few interfaces, over and over
 def _spoken_by_any(name_version: str, versions: tuple[str, ...] | None, declared: frozenset[str]) -> bool:
     """Whether a name of ``name_version`` belongs to any of the versions an interface declares (an
-    interface that declares none, as cards before 0.3 do, tells nothing of the names it expects)."""
+    interface that declares none, as cards before 0.3 do, tells nothing of the names it expects:
+    `_before_0_3` tells what it can)."""
     return any(spec.spells(name_version, versions, version) for version in declared)
+
+
+def _before_0_3(call, session) -> bool:
+    """Whether the call went to an interface of a card of 0.2 or before (no protocolVersion)."""
+    held = session.held_card(call)
+    return held is not None and held.card.before_0_3 and bool(
+        _matching_interfaces(call, session) or _matching_interfaces(call, session, loosely=True))
 
 
 @rule(
@@ -228,7 +253,8 @@ def auth_missing(call, session):
 
 @lru_cache(maxsize=1024)  # a session sends a few media types to a few cards, over and over
 def _accepts(modes: tuple[str, ...], media: str) -> bool:
-    return any(fnmatch.fnmatch(media, mode.split(";")[0].strip().lower()) for mode in modes)
+    plain = (mode.split(";")[0].strip().lower() for mode in modes)
+    return any(fnmatch.fnmatch(media, spec.MODALITIES.get(mode, mode)) for mode in plain)
 
 
 @rule(
@@ -239,7 +265,8 @@ def _accepts(modes: tuple[str, ...], media: str) -> bool:
     spec="§3.3.2 (AgentCard.defaultInputModes, AgentSkill.inputModes)",
     why="""
 The card lists the media types the agent accepts (`defaultInputModes`, and per skill
-`inputModes`). A part of any other type is refused with ContentTypeNotSupportedError (-32005).""",
+`inputModes`). A part of any other type is refused with ContentTypeNotSupportedError (-32005).
+Cards of 0.1 wrote kinds of part instead (`text`), which cover their media types (`text/*`).""",
     example="a part with mediaType image/png to an agent whose input modes are text/plain only",
     fix="Send only media types the card lists, or convert the content first.",
     lenient="this agent took a media type its card does not list; an agent that follows its card refuses it",

@@ -1,0 +1,50 @@
+"""A2A 0.1 on the wire: pya2a (Google's first A2A sample server and client, packaged), recorded
+through the recorder with its own client and raw calls that make mistakes on purpose.
+
+Its card sits at /.well-known/agent.json without protocolVersion (a card of 0.2 or before), lists
+its input modes as 0.1's samples did (["text"], a kind of part rather than a media type), and its
+server knows 0.1's method names only: anything else fails its request validation (-32600, HTTP 400).
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests import stacks
+from tests.live import Recorder, free_port
+from tests.test_stacks_live import RPC, V1, assert_triples, message_03, message_10, rpc, stack, triples
+
+pytestmark = pytest.mark.live
+__all__ = ["stack"]  # the fixture, shared with the other stacks' tests
+
+
+def test_pya2a_client_and_mistakes_on_a_pya2a_agent(tmp_path, stack):
+    name = stack("pya2a")
+    output = tmp_path / "pya2a.http"
+    with stacks.agent(name, free_port()) as upstream, Recorder(output, [(upstream, listen := free_port())]):
+        base = f"http://127.0.0.1:{listen}"
+        result = stacks.client(name, base)                                      # 1-6: card .. card again
+        with httpx.Client(base_url=base, timeout=30) as http:
+            http.get("/.well-known/agent-card.json")                            # 7: 0.3's path: 404 here
+            http.post("/", headers=RPC, json=rpc("message/send", {"message": message_03("run", "m-8")}))  # 8
+            http.post("/", headers=V1, json=rpc("SendMessage", {"message": message_10("run", "m-9")}))    # 9
+            http.post("/", headers=RPC, json=rpc("tasks/get", {"id": "no-such-task"}))                    # 10
+            http.post("/", headers=RPC, json=rpc("tasks/pushNotification/set", {                          # 11
+                "id": "t-1", "pushNotificationConfig": {"url": "http://127.0.0.1:9/hook"}}))
+            http.post("/", headers=RPC, json=rpc("tasks/resubscribe", {"id": "t-1"}))                     # 12
+    assert result == {"task": "t-1", "answers": ["TaskStatusUpdateEvent", "TaskArtifactUpdateEvent",
+                                                 "TaskStatusUpdateEvent", "completed", "completed", -32002, "pya2a"]}
+    statuses = [int(line.split()[1]) for line in output.read_text().splitlines() if line.startswith("HTTP/1.1 ")]
+    assert statuses == [200, 200, 200, 200, 200, 200, 404, 400, 400, 200, 200, 200], statuses
+    # 2 and 4: text parts to a card whose input modes are ["text"]: accepted, no input-mode finding
+    assert_triples("pya2a", triples(output, wasted=7, fragile=1), {
+        (3, "poll-terminal", True),            # the stream had shown t-1 completed
+        (5, "cancel-terminal", True),          # tasks/send had answered t-2 completed (the agent: -32002)
+        (6, "card-refetch", True),             # a second resolver, and the server set no expiry
+        (8, "method-version-mismatch", True),  # 0.2's name; the agent refused it, so it speaks 0.1
+        (9, "method-version-mismatch", True),  # 1.0's name: no agent of 0.2 or before knows it
+        (10, "task-unknown", True),
+        (11, "capability-push", False),        # the card says no push; this agent took the config anyway
+        (12, "subscribe-terminal", True),      # t-1 had ended (the agent: -32004, not supported)
+    })
