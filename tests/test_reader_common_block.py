@@ -113,6 +113,41 @@ def test_odd_blocks_read_the_same_both_ways(data, monkeypatch, chunk_size):
     assert quick == general
 
 
+_PRAGMAS = b"#@ start: 2026-11-30T07:40:01.000001Z\n#@ end: 2026-11-30T07:40:01.5Z\n#@ client: c\n#@ server: s\n"
+_STREAM = (b"POST / HTTP/1.1\nHost: a\ncontent-length: 2\n\n{}\n\nHTTP/1.1 200 OK\ncontent-type: text/event-stream\n"
+           b"Transfer-Encoding: chunked\n\ndata: 1\n\ndata: 2\n\n\n\n")
+
+
+# the pragmas a recorder writes, and their near misses: each read the quick way only as the
+# general reader reads it
+@pytest.mark.parametrize("pragmas", [
+    b"#@ response-body: 18 bytes\n#@ event-times: 0.1 0.25\n",
+    b"#@ response-body: 18 bytes\n#@ event-times: - 0.25\n",
+    b"#@ response-body: 18 bytes\n#@ event-times: 1e-05 0.25\n",
+    b"#@ response-body: 18 bytes\n#@ event-times: 0.1  0.25\n",
+    b"#@ response-body: 18 bytes\n#@ event-times: 0.1 0.2 0.3\n",
+    b"#@ response-body: 18 bytes\n#@ event-times:\n",
+    b"#@ request-body: 2 bytes\n#@ response-body: 18 bytes\n",
+    b"#@ request-body: 2 byte\n",
+    b"#@ response-body: 18 bytes\n#@ request-body: 2 bytes\n",
+    b"#@ response-body: 17 bytes\n",
+    b"#@ response-body: 0 bytes\n",
+    b"#@ response-body: 18 bytes\n#@ response-body: 18 bytes\n",
+    b"#@ response-body: 18 bytes base64\n",
+    b"#@ response-body:  18 bytes\n",
+    b"#@ response-body: 18 bytes\n#@ redacted: header Authorization\n",
+    b"#@ event-times: 0.1 0.25\n# a note\n",
+])
+@pytest.mark.parametrize("chunk_size", [5, 1 << 20])
+def test_recorder_pragmas_read_the_same_both_ways(pragmas, monkeypatch, chunk_size):
+    data = (b"### 1 \xc2\xb7 a\n" + _PRAGMAS + pragmas + _STREAM
+            + b"### 2 \xc2\xb7 b\n" + _PRAGMAS + b"#@ response-body: 18 bytes\n#@ event-times: 0.5 -\n" + _STREAM)
+    quick, general = _read_both(data, monkeypatch, chunk_size)
+    assert quick == general
+    if quick[0] != "error":
+        assert [exchange.response.event_times for exchange in quick[0].exchanges][1] == [0.5, None]
+
+
 @given(captures())
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])

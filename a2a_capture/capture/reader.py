@@ -267,11 +267,16 @@ class CaptureReader:
         usual = self._next_start  # the match that ended the block before, if this is where it was made
         if usual is None or usual.pos != pos or usual.string is not buf:
             usual = _USUAL_START.match(buf, pos)
-        if usual is not None:  # the header and the recorder's four pragmas alone, in one match
-            webhook, number, title, start, end, client, server = usual.groups()
+        if usual is not None:  # the header and the recorder's pragmas, in one match
+            webhook, number, title, start, end, client, server, request_size, response_size, times = usual.groups()
             meta = built(ExchangeMeta, {"start": start.decode(), "end": end.decode(), "client": client.decode(),
                                         "server": server.decode(), "redacted": [], "extra": []})
-            framing, times, notes, at = _NO_FRAMING, None, [], usual.end()
+            notes, at = [], usual.end()
+            framing = _NO_FRAMING if request_size is None and response_size is None else {
+                key: (int(size), False, 0) for key, size in (("request-body", request_size),
+                                                             ("response-body", response_size)) if size is not None}
+            if times is not None:
+                times = [None if item == b"-" else float(item) for item in times.split(b" ")]
         else:
             end = buf.find(b"\n", pos)
             if end < 0:
@@ -678,10 +683,14 @@ _CR = ord("\r")
 _LF = ord("\n")
 #: a block preamble without blank lines or CRLF
 _COMMON_PREAMBLE = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\n)*")
-#: a block header (as syntax.BLOCK_HEADER, without CR) and the four pragmas a recorder writes, their
-#: values as the general reader strips them, with nothing else before the request line
-_USUAL_START = re.compile(rb"### (?:(webhook) )?(\d+)(?: \xc2\xb7(?: ([^\r\n]*))?)?\n#@ start: ([!-~]*)\n"
-                          rb"#@ end: ([!-~]*)\n#@ client: ([!-~]*)\n#@ server: ([!-~]*)\n(?![#\n])")
+#: a block header (as syntax.BLOCK_HEADER, without CR) and the pragmas a recorder writes, in its
+#: order: the four values as the general reader strips them, then a body length or two and the
+#: event times, each as the general reader reads it; nothing else before the request line
+_USUAL_START = re.compile(
+    rb"### (?:(webhook) )?(\d+)(?: \xc2\xb7(?: ([^\r\n]*))?)?\n#@ start: ([!-~]*)\n#@ end: ([!-~]*)\n"
+    rb"#@ client: ([!-~]*)\n#@ server: ([!-~]*)\n"
+    rb"(?:#@ request-body: ([0-9]{1,15}) bytes?\n)?(?:#@ response-body: ([0-9]{1,15}) bytes?\n)?"
+    rb"(?:#@ event-times: ((?:[0-9]+\.[0-9]+|-)(?: (?:[0-9]+\.[0-9]+|-))*)\n)?(?![#\n])")
 _NO_FRAMING: dict[str, _Framing] = {}
 
 

@@ -18,6 +18,10 @@ from typing import NamedTuple
 _BLOCK = re.compile(rb"(?:\r\n|\r|\n)*((?:[^\r\n]+(?:\r\n|\r|\n|\Z))+)(?:\r\n|\r|\n)?")
 
 
+#: an Event from its fields in order, without the named tuple's own (Python) constructor
+_new_event = tuple.__new__
+
+
 class Event(NamedTuple):
     """One SSE frame."""
 
@@ -105,7 +109,8 @@ def _split(body: bytes, eol: bytes, times: list[float | None], notes: dict[int, 
         noted = tuple(notes[index]) if notes and index in notes else ()
         if one_line and frame.startswith(b"data:"):
             data = frame[6:] if frame[5:6] == b" " else frame[5:]  # the common frame: one `data:` line
-            events.append(Event(data.decode("utf-8", "replace"), None, None, None, (), at, noted, start, end))
+            events.append(_new_event(Event, (data.decode("utf-8", "replace"), None, None, None, (), at, noted,
+                                             start, end)))
         else:
             events.append(_event(frame.splitlines(), at, noted, start, end))
         start = end
