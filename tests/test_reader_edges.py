@@ -373,3 +373,24 @@ def test_compressed_bodies_are_kept_exactly_and_read_decoded(encoding):
     back = read_capture_bytes(capture_bytes(Capture(exchanges=[exchange]))).exchanges[0]
     assert back.response.body == packed and back.response.content == payload
     assert decode(back).states == [("t-1", "TASK_STATE_COMPLETED")]
+
+
+# a documentation capture whose Content-Length does not frame the body: the reader reads the
+# length, finds no blank line after it, and goes back to read the body by the layout instead
+_STALE_LENGTHS = [
+    b"### 1 \xc2\xb7 a\nPOST / HTTP/1.1\nHost: a\nContent-Length: 9\n\n{}\n\nHTTP/1.1 200 OK\n",
+    b"### 1 \xc2\xb7 a\nPOST / HTTP/1.1\nHost: a\nContent-Length: 2\n\n{}\nHTTP/1.1 200 OK\n",
+    b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\nContent-Length: 40\n\n{\"a\": 1}\n\n"
+    b"### 2 \xc2\xb7 b\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\nContent-Length: 2\n\n{}\n",
+]
+
+
+@pytest.mark.parametrize("data", _STALE_LENGTHS)
+@pytest.mark.parametrize("chunk_size", [1, 5, 7, 16, 64])
+def test_going_back_after_a_stale_length_whatever_the_buffer(data, chunk_size, monkeypatch):
+    from a2a_capture.capture import reader
+
+    whole = read_capture_bytes(data, "doc.http")
+    monkeypatch.setattr(reader._Source, "chunk_size", chunk_size)  # the buffer moves on while reading the length
+    assert read_capture_bytes(data, "doc.http") == whole
+    assert whole.exchanges[0].request.body in (b"{}", b"{}\nHTTP/1.1 200 OK", b"")

@@ -44,6 +44,8 @@ class _Source:
         self.pos = 0
         self.line = 1
         self.eof = False
+        self.dropped = 0  # bytes of the file before the buffer
+        self.kept: int | None = None  # where in the file a ``tell`` asks the buffer to keep from
 
     def fill(self) -> bool:
         """Read one more chunk; False at the end of the file."""
@@ -53,9 +55,11 @@ class _Source:
         if not chunk:
             self.eof = True
             return False
-        if self.pos > self.chunk_size:
-            self.buf = self.buf[self.pos:]
-            self.pos = 0
+        cut = self.pos if self.kept is None else min(self.pos, self.kept - self.dropped)
+        if cut > self.chunk_size:
+            self.buf = self.buf[cut:]
+            self.dropped += cut
+            self.pos -= cut
         self.buf += chunk
         return True
 
@@ -90,6 +94,19 @@ class _Source:
     def skip(self, size: int) -> None:
         self.line += self.buf.count(b"\n", self.pos, self.pos + size)
         self.pos += size
+
+    def tell(self) -> tuple[int, int]:
+        """Where the position is in the file, and its line, to come back to after reading on:
+        the buffer keeps what follows until ``back_to`` or ``let_go``."""
+        self.kept = self.dropped + self.pos
+        return self.kept, self.line
+
+    def back_to(self, mark: tuple[int, int]) -> None:
+        self.pos, self.line = mark[0] - self.dropped, mark[1]
+        self.kept = None
+
+    def let_go(self) -> None:
+        self.kept = None
 
     def take(self, size: int) -> bytes | None:
         """Exactly ``size`` bytes, or None if the file ends first."""
@@ -509,11 +526,12 @@ class CaptureReader:
         if framing is not None:
             return self._read_framed(framing), True
         if length is not None:
-            mark = (source.pos, source.line)
+            mark = source.tell()
             body = source.take(length)
             if body is not None and self._at_body_end():
+                source.let_go()
                 return body, True
-            source.pos, source.line = mark  # a documentation capture with a stale length
+            source.back_to(mark)  # a documentation capture with a stale length
         line, blanks = source.peek_past_blank_lines()
         if line == b"" or empty.match(line):
             source.skip(blanks)  # blank lines before the next part are layout, not body
