@@ -66,5 +66,6 @@ def explain(facts: ExchangeFacts) -> list[str]:
     if facts.is_a2a and facts.version_header is None:
         notes.append(f"The request has no {spec.VERSION_HEADER} header.")
     if facts.kind == "jsonrpc" and facts.failed and facts.status == 200:
-        notes.append("The JSON-RPC error arrives with HTTP 200.")
+        notes.append("The JSON-RPC error arrives in an event of the stream, which opened with HTTP 200."
+                     if facts.events else "The JSON-RPC error arrives with HTTP 200.")
     return notes

@@ -105,7 +105,7 @@ class RuleGroup(BaseModel):
     new: int = 0
     wasted: int = 0
     fragile: int = 0
-    cost: float | None = None
+    cost: float | None = None  # the time its wasted findings took; a call that worked cost nothing
     first: str  # anchor of the first exchange
     findings: list[FindingView]
 
@@ -459,7 +459,7 @@ def _rule_groups(findings: list[FindingView], judged: bool) -> list[RuleGroup]:
         group.new += finding.new
         group.wasted += finding.outcome == "wasted"
         group.fragile += finding.outcome == "fragile"
-        if finding.cost is not None:
+        if finding.cost is not None and finding.outcome == "wasted":  # as the verdict's wasted time counts
             group.cost = (group.cost or 0.0) + finding.cost
     for group in groups.values():  # new findings first, so a reviewer sees what the baseline lacks
         group.findings.sort(key=lambda f: not f.new)

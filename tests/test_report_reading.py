@@ -1,0 +1,81 @@
+"""What a reader debugging a client reads: the report's numbers agree with the findings' own
+outcomes (wasted, fragile, advice), and say them where the reader looks."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from a2a_capture.report import render, walkthrough
+from tests.conftest import ROOT
+from tests.test_report import open_page
+from tests.test_report_views import html_report
+
+MISTAKES = str(ROOT / "captures" / "09-mistakes.http")
+
+
+def test_a_rules_time_is_the_time_its_wasted_findings_took():
+    model = walkthrough.build([MISTAKES])
+    auth = next(rule for rule in model.rules if rule.rule == "auth-missing")
+    assert (auth.wasted, auth.fragile, auth.cost) == (0, 1, None)  # the SendMessage worked: no time wasted
+    assert sum(rule.cost or 0.0 for rule in model.rules) == pytest.approx(model.verdict.cost)
+    markdown = render.render(model, "md")
+    assert "| Wasted | Fragile | Time wasted |" in markdown
+    row = next(line for line in markdown.splitlines() if line.startswith("| `auth-missing`"))
+    assert row.endswith("| 0 | 1 | – |"), row
+    html = render.render(model, "html")
+    assert '<th scope="col">Time wasted</th>' in html and "Cost by rule" not in html
+
+
+def test_each_finding_says_wasted_or_fragile_beside_its_title_and_on_its_exchange():
+    html = render.render(walkthrough.build([MISTAKES]), "html")
+    aside = re.search(r'<aside class="finding error" aria-label="Finding auth-missing">\s*<p>(.*?)</p>', html, re.S)
+    assert '<code>auth-missing</code> Request without credentials to an agent that requires them ' \
+           '<span class="tag fragile">fragile</span> <small>(spec ' in aside.group(1)
+    headings = dict(re.findall(r'<span class="num">(\d+)</span>(.*?)</h3>', html, re.S))
+    assert '<span class="tag fragile">fragile</span>' in headings["10"]
+    assert '<span class="tag wasted">wasted</span>' in headings["8"] and "fragile" not in headings["8"]
+    assert "tag" not in headings["2"]  # no finding
+
+
+STREAM_ERROR = """### 1 · SendStreamingMessage
+POST /a2a/jsonrpc HTTP/1.1
+Host: 127.0.0.1:9001
+Content-Type: application/json
+A2A-Version: 1.0
+
+{"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {"messageId": "m-1"}}}
+
+HTTP/1.1 200 OK
+Content-Type: text/event-stream
+
+event: error
+data: {"jsonrpc": "2.0", "id": 1, "error": {"code": -32004, "message": "Stream ordering violation"}}
+"""
+
+
+def test_an_error_in_a_stream_is_said_to_arrive_in_the_stream(tmp_path):
+    path = tmp_path / "stream-error.http"
+    path.write_text(STREAM_ERROR)
+    view = walkthrough.build([str(path)]).exchanges[0]
+    assert view.outcome.startswith("UnsupportedOperationError")
+    assert "The JSON-RPC error arrives in an event of the stream, which opened with HTTP 200." in view.note
+    assert "arrives with HTTP 200" not in view.note
+
+
+@pytest.mark.browser
+def test_the_rules_table_fits_a_phone_with_its_column_names(browser, tmp_path):
+    out = html_report(tmp_path, MISTAKES)
+    page, _ = open_page(browser, out)
+    page.set_viewport_size({"width": 390, "height": 800})
+    right = page.eval_on_selector_all("table.rules td",
+                                      "cells => Math.max(...cells.map(c => c.getBoundingClientRect().right))")
+    assert right <= 390
+    said = page.eval_on_selector_all("table.rules tbody tr:first-child td", """cells => cells.map(
+        c => getComputedStyle(c, '::before').content.replaceAll('"', '') + c.innerText)""")
+    assert said[2:] == ["Findings: 1", "Wasted: 0", "Fragile: 1", "Time wasted: –"], said
+    assert page.locator("table.rules caption").bounding_box()["height"] < 40  # one line, not a letter a line
+    page.set_viewport_size({"width": 1280, "height": 800})
+    assert page.locator("table.rules thead").is_visible()
+    page.close()
