@@ -724,9 +724,12 @@ def _json(body: bytes | str) -> tuple[Any, bool]:
     """(value, True when the body is there but is not JSON)."""
     if not body:
         return None, False
-    if len(body) < _LARGE_BODY and (  # the usual body: shallow (as nesting.check_json counts), parsed by orjson
+    size = len(body)
+    # the usual body: shallow (as nesting.check_json counts), parsed by orjson; one too short to
+    # close what it opens past the limit would not parse (nor pass the check), as below
+    if size < _LARGE_BODY and (size < 2 * (nesting.MAX_DEPTH + 1) or (
             body.count("[") + body.count("{") if isinstance(body, str)
-            else len(body.translate(None, _NOT_OPENING))) <= nesting.MAX_DEPTH:
+            else len(body.translate(None, _NOT_OPENING))) <= nesting.MAX_DEPTH):
         try:
             return _loads(body), False
         except (ValueError, UnicodeDecodeError):
