@@ -118,9 +118,8 @@ class Polls:
     last: Seen | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Send:
-    """The latest SendMessage on a task, and how it asked to be answered."""
+class Send(NamedTuple):
+    """The latest SendMessage on a task, and how it asked to be answered (fixed once made)."""
 
     call: Seen
     return_immediately: bool
@@ -213,7 +212,9 @@ class Session:
         card that names an interface on it."""
         if self._memo[0] is call:
             return self._memo[1]
-        by_path = self._held.setdefault(call.agent, {})
+        by_path = self._held.get(call.agent)
+        if by_path is None:
+            by_path = self._held[call.agent] = {}
         if call.path in by_path:
             held = by_path[call.path]
         else:
@@ -452,15 +453,15 @@ class Session:
         self._origins.clear()  # the origins worked out so far may go through the new front
 
     def _hold(self, call: Call, record: Seen, card: Card, extended: bool) -> None:
-        cache_control = (call.response_header("cache-control") or "").lower()
-        match = _MAX_AGE.search(cache_control)
+        answer = _first_values(call.response_headers, _CACHING_HEADERS)
+        cache_control = (answer.get("cache-control") or "").lower()
+        match = _MAX_AGE.search(cache_control) if cache_control else None
+        vary = answer.get("vary")
         held = HeldCard(
-            card=card, fetch=record, etag=call.response_header("etag"),
-            last_modified=call.response_header("last-modified"),
+            card=card, fetch=record, etag=answer.get("etag"), last_modified=answer.get("last-modified"),
             max_age=int(match.group(1)) if match else None,
             no_cache="no-cache" in cache_control or "no-store" in cache_control, extended=extended,
-            vary=tuple(name.strip().lower() for name in (call.response_header("vary") or "").split(",")
-                       if name.strip()),
+            vary=tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
             credentials=call.header("authorization"),
         )
         key = card_url(call)
@@ -487,6 +488,21 @@ class Session:
         self.tasks[task] = seen_now
         if state in spec.TERMINAL_STATES and task not in self.ended_tasks:
             self.ended_tasks[task] = seen_now
+
+
+#: the response headers that say how a card may be cached (RFC 9111)
+_CACHING_HEADERS = frozenset({"cache-control", "etag", "last-modified", "vary"})
+
+
+def _first_values(headers: list[tuple[str, str]], names: frozenset[str]) -> dict[str, str]:
+    """The first value of each of these headers (names in lower case), as ``Call.response_header``
+    finds them, in one pass over the headers."""
+    found: dict[str, str] = {}
+    for key, value in headers:
+        name = key.lower()
+        if name in names and name not in found:
+            found[name] = value
+    return found
 
 
 def _under(base: str, interface_path: str) -> bool:

@@ -251,6 +251,19 @@ def auth_missing(call, session):
               f"{ref(held.fetch, call)}) requires {schemes}{answer}", [held.fetch])
 
 
+_MODES: dict[int, tuple] = {}  # id(card) -> (card, its input modes): a few cards, asked again on every send
+
+
+def _input_modes(card) -> tuple[str, ...]:
+    """The media types a card accepts, worked out once per card."""
+    known = _MODES.get(id(card))
+    if known is None or known[0] is not card:
+        if len(_MODES) > 256:
+            _MODES.clear()
+        known = _MODES[id(card)] = (card, tuple(card.accepted_input_modes()))
+    return known[1]
+
+
 @lru_cache(maxsize=1024)  # a session sends a few media types to a few cards, over and over
 def _accepts(modes: tuple[str, ...], media: str) -> bool:
     plain = (mode.split(";")[0].strip().lower() for mode in modes)
@@ -278,7 +291,7 @@ def input_mode(call, session):
     held = session.held_card(call)
     if held is None:
         return
-    modes = tuple(held.card.accepted_input_modes())
+    modes = _input_modes(held.card)
     if not modes:
         return
     refused = sorted({media for media in call.part_media_types if not _accepts(modes, media)})

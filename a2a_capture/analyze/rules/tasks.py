@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
 from a2a_capture.analyze.session import view_of
@@ -20,6 +22,7 @@ def _refused_as_ended(error) -> bool:
     return error.name == "UnsupportedOperationError" or error.task_ended
 
 
+@lru_cache(maxsize=64)  # a handful of states, named in most findings
 def _state_word(state: str) -> str:
     return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
 
@@ -176,14 +179,15 @@ webhook config replaces the whole loop.""",
 def poll_while_push_or_stream(call, session):
     if call.operation != "GetTask" or call.task_id is None:
         return
+    polls = session.polls(call.task_id, call.agent)
+    if polls.count != 1:
+        return  # once per task, at the second look: the loop is the finding, not each turn of it
     held = session.held_card(call)
     if held is None or not (held.card.streaming or held.card.push_notifications):
         return
-    polls = session.polls(call.task_id, call.agent)
     previous = polls.last
     seen = session.task(call.task_id)
-    # once per task, at the second look: the loop is the finding, not each turn of it
-    if polls.count == 1 and seen is not None and seen.state not in spec.TERMINAL_STATES:
+    if seen is not None and seen.state not in spec.TERMINAL_STATES:
         offers = " and ".join(name for name, on in (("streaming", held.card.streaming),
                                                     ("push notifications", held.card.push_notifications)) if on)
         yield Hit(f"task {call.task_id} polled again ({ref(previous, call)} before); the card offers {offers}",
