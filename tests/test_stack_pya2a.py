@@ -48,3 +48,23 @@ def test_pya2a_client_and_mistakes_on_a_pya2a_agent(tmp_path, stack):
         (11, "capability-push", False),        # the card says no push; this agent took the config anyway
         (12, "subscribe-terminal", True),      # t-1 had ended (the agent: -32004, not supported)
     })
+
+
+def test_pya2a_client_on_an_sdk03_agent(tmp_path, stack):
+    """The 0.1 client on a 0.3 agent: it finds the card at 0.2's path (served there too), and every
+    0.1 name it sends is refused; its poll and cancel then name tasks that never came to be."""
+    name = stack("pya2a")
+    output = tmp_path / "pya2a-on-sdk03.http"
+    with stacks.agent(stack("a2a_sdk_03"), free_port()) as upstream, \
+            Recorder(output, [(upstream, listen := free_port())]):
+        result = stacks.client(name, f"http://127.0.0.1:{listen}")
+    assert result["answers"][1:4] == [-32001, -32601, -32001], result  # TaskNotFound, MethodNotFound, TaskNotFound
+    assert_triples("pya2a-on-sdk03", triples(output, wasted=5, fragile=1), {
+        (1, "card-path", False),               # 0.3 serves agent.json too: it worked
+        (2, "method-version-mismatch", True),  # tasks/sendSubscribe: 0.3 calls it message/stream
+        (3, "task-unknown", True),             # the stream never made t-1
+        (4, "method-version-mismatch", True),  # tasks/send: 0.3 calls it message/send
+        (5, "task-unknown", True),
+        (6, "card-path", False),
+        (6, "card-refetch", True),
+    })

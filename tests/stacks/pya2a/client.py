@@ -15,19 +15,28 @@ import json
 import sys
 
 from a2a.client import A2ACardResolver, A2AClient
+from a2a.types import A2AClientHTTPError
 
 
 def task(task_id: str, text: str) -> dict:
     return {"id": task_id, "sessionId": "s-1", "message": {"role": "user", "parts": [{"type": "text", "text": text}]}}
 
 
+def answer(response) -> str | int:
+    """A task's state, or the JSON-RPC error's code."""
+    return response.result.status.state if response.result is not None else response.error.code
+
+
 async def session(base: str) -> dict:
     client = A2AClient(A2ACardResolver(base).get_agent_card())                           # card
-    events = [event async for event in client.send_task_streaming(task("t-1", "run"))]    # tasks/sendSubscribe
-    answers = [type(event.result).__name__ for event in events]
-    answers.append((await client.get_task({"id": "t-1"})).result.status.state)            # tasks/get, ended
-    answers.append((await client.send_task(task("t-2", "again"))).result.status.state)   # tasks/send
-    answers.append((await client.cancel_task({"id": "t-2"})).error.code)                  # tasks/cancel, ended
+    try:
+        events = [event async for event in client.send_task_streaming(task("t-1", "run"))]    # tasks/sendSubscribe
+        answers = [type(event.result).__name__ for event in events]
+    except A2AClientHTTPError as error:  # an agent of another version answers JSON, not a stream
+        answers = [error.status_code]
+    answers.append(answer(await client.get_task({"id": "t-1"})))                          # tasks/get, ended
+    answers.append(answer(await client.send_task(task("t-2", "again"))))                 # tasks/send
+    answers.append(answer(await client.cancel_task({"id": "t-2"})))                       # tasks/cancel, ended
     answers.append(A2ACardResolver(base).get_agent_card().name)                          # card again
     return {"task": "t-1", "answers": answers}
 
