@@ -325,25 +325,38 @@ def test_unreadable_file(tmp_path):
     st.sampled_from(["", "\n", "\n\n", "\n\n\n"]),
     st.sampled_from([None, "\r", "\n", "\r\n"]),
     st.integers(0, 400),
+    st.sampled_from([{}, {1: ["a note"]}]),
 )
-def test_the_quick_frame_splitter_agrees_with_the_general_one(parts, eol, tail, odd, where):
+def test_the_quick_frame_splitter_agrees_with_the_general_one(parts, eol, tail, odd, where, notes):
     body = (eol.join(parts) + tail).replace("\n", eol).encode()
     if odd is not None:  # one line end of another kind somewhere: mixed line ends
         where %= len(body) + 1
         body = body[:where] + odd.encode() + body[where:]
     times = [0.5 * i for i in range(3)]
-    quick = sse.parse(body, times, {1: ["a note"]})
-    general = sse._general(body, times, {1: ["a note"]})
+    quick = sse.parse(body, times, notes)
+    general = sse._general(body, times, notes)
     if general:  # the spans cover the body
         general[-1] = general[-1]._replace(end=len(body))
     assert quick == general
 
 
+@given(st.lists(st.sampled_from(["data: a", "data:  c", "data: é…", 'data: {"x": 1}', "data: ", "data:b", ": ping",
+                                 "data: x\ndata: y", ""]), max_size=6),
+       st.sampled_from(["\n\n", "\n", "", "\n\n\n"]), st.lists(st.floats(0, 9) | st.none(), max_size=8))
+def test_a_stream_of_one_line_data_frames_is_read_as_the_frame_splitter_reads_it(parts, tail, times):
+    body = "\n\n".join(parts).encode() + tail.encode()
+    quick = sse._data_frames(body, times, {})
+    if parts and all(part.startswith("data: ") and "\n" not in part for part in parts) and tail == "\n\n":
+        assert quick is not None  # what a server streams is read the quick way
+    if quick is not None:
+        assert quick == sse._split(body, b"\n", times, {}) == sse.parse(body, times)
+
+
 @given(st.lists(st.sampled_from(["data: a", "data:b", "data:  c", "data: x\ndata: y", ": ping", "event: e",
                                  "data: é…", "id: 9\ndata: z", "data"]), max_size=6),
-       st.sampled_from(["\n", "\r\n", "\r"]))
-def test_the_quick_data_frame_path_agrees_with_the_full_field_parser(parts, eol):
-    body = (eol + eol).join(part.replace("\n", eol) for part in parts).encode()
+       st.sampled_from(["\n", "\r\n", "\r"]), st.sampled_from(["", "\n", "\n\n"]))
+def test_the_quick_data_frame_path_agrees_with_the_full_field_parser(parts, eol, tail):
+    body = ((eol + eol).join(part.replace("\n", eol) for part in parts) + tail.replace("\n", eol)).encode()
     for event in sse.parse(body):
         full = sse._event(body[event.start:event.end].splitlines(), None, (), event.start, event.end)
         assert event == full

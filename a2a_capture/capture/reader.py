@@ -56,11 +56,12 @@ class _Source:
             self.eof = True
             return False
         cut = self.pos if self.kept is None else min(self.pos, self.kept - self.dropped)
-        if cut > self.chunk_size:
-            self.buf = self.buf[cut:]
+        if cut:  # what was read is dropped as the chunk is added: one copy
+            self.buf = b"".join((memoryview(self.buf)[cut:], chunk))
             self.dropped += cut
             self.pos -= cut
-        self.buf += chunk
+        else:
+            self.buf += chunk
         return True
 
     def peek_line(self) -> bytes:

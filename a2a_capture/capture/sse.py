@@ -53,7 +53,9 @@ def parse(
     times = times or []
     notes = notes or {}
     if b"\r" not in body:
-        events = _split(body, b"\n", times, notes)
+        events = _data_frames(body, times, notes)
+        if events is None:
+            events = _split(body, b"\n", times, notes)
     else:  # CRLF, seen to be so frame by frame; else counted, else the general expression
         events = _split(body, b"\r\n", times, notes, sure=False)
         if events is None:
@@ -64,6 +66,25 @@ def parse(
     if events and events[-1].end != len(body):
         # trailing blank lines belong to the last frame so the spans cover the body
         events[-1] = events[-1]._replace(end=len(body))
+    return events
+
+
+def _data_frames(body: bytes, times: list[float | None], notes: dict[int, list[str]]) -> list[Event] | None:
+    """The events of a body that is nothing but one-line `data: ` frames, each closed by a blank
+    line, with LF line ends and no notes (what a server streams, so what a recording holds);
+    None for any other body. The same events ``_split`` finds, in fewer steps."""
+    pieces = body.split(b"\n\n")
+    if pieces.pop() or notes:
+        return None
+    events: list[Event] = []
+    start, timed = 0, len(times)
+    for index, piece in enumerate(pieces):
+        if not piece.startswith(b"data: ") or b"\n" in piece:
+            return None
+        end = start + len(piece) + 2
+        events.append(_new_event(Event, (piece[6:].decode("utf-8", "replace"), None, None, None, (),
+                                         times[index] if index < timed else None, (), start, end)))
+        start = end
     return events
 
 
