@@ -34,6 +34,10 @@ Fail = Callable[[str, int, str | None], Exception]
 _VOLATILE_LINE = re.compile(rb"(\n(?:content-length|transfer-encoding|date):)([^\n]*)", re.IGNORECASE)
 
 _shapes: dict[bytes, dict[bytes, Shape]] = {b"request": {}, b"response": {}}
+#: a client repeats its request heads whole (same call, same length): each one's shape and values,
+#: and its headers once parsed
+_requests: dict[bytes, tuple[Shape, list[bytes]]] = {}
+_request_headers: dict[bytes, tuple[tuple[str, str], ...]] = {}
 _checked: set[bytes] = set()
 
 
@@ -89,7 +93,9 @@ class Shape:
 
 def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
     """The shape of a ``kind`` (b"request" or b"response") head, its lines joined by LF, and
-    the values of its volatile headers."""
+    the values of its volatile headers (a list the caller only reads)."""
+    if kind == b"request" and (seen := _requests.get(head)) is not None:
+        return seen
     parts = _VOLATILE_LINE.split(head)  # text, name, value, text, name, value, ..., text
     values = list(map(bytes.strip, parts[2::3]))
     del parts[2::3]
@@ -100,6 +106,10 @@ def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
         if len(shapes) >= _CACHE_SIZE:
             shapes.clear()
         found = shapes[key] = Shape(head)
+    if kind == b"request":
+        if len(_requests) >= _CACHE_SIZE:
+            _requests.clear()
+        _requests[head] = found, values
     return found, values
 
 
@@ -107,9 +117,15 @@ def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, f
     """Parse a request head (lines joined by LF) of this shape, with its framed body."""
     (method, target, version, cuts), headers, volatile, _ = shape.parsed or _parse(shape, head, body, fail,
                                                                                   _parse_request_head)
-    return built(Request, {"headers": _with_values(headers, volatile, values, fail) if volatile else list(headers),
-                           "body": body, "http_version": version, "head_cuts": list(cuts), "grpc_views": [],
-                           "method": method, "target": target})
+    if volatile:
+        known = _request_headers.get(head)
+        if known is None:
+            if len(_request_headers) >= _CACHE_SIZE:
+                _request_headers.clear()
+            known = _request_headers[head] = tuple(_with_values(headers, volatile, values, fail))
+        headers = known
+    return built(Request, {"headers": list(headers), "body": body, "http_version": version,
+                           "head_cuts": list(cuts), "grpc_views": [], "method": method, "target": target})
 
 
 def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail,
