@@ -8,6 +8,7 @@ import re
 import pytest
 
 from a2a_capture.report import render, walkthrough
+from tests.builders import message, rpc, write
 from tests.conftest import ROOT
 from tests.test_report import open_page
 from tests.test_report_views import html_report
@@ -79,3 +80,13 @@ def test_the_rules_table_fits_a_phone_with_its_column_names(browser, tmp_path):
     page.set_viewport_size({"width": 1280, "height": 800})
     assert page.locator("table.rules thead").is_visible()
     page.close()
+
+
+def test_only_a_call_of_1_0_is_said_to_lack_the_version_header(tmp_path):
+    plain = ["Content-Type: application/json"]
+    path = write(tmp_path, rpc(1, "message/send", {"message": message()}, headers=plain),  # 0.3: no header to send
+                 rpc(2, "tasks/send", {"message": message()}, headers=plain),  # 0.1
+                 rpc(3, "SendMessage", {"message": message()}, headers=plain))  # 1.0 without its header
+    notes = [view.note for view in walkthrough.build([str(path)]).exchanges]
+    said = "The request has no A2A-Version header."
+    assert [said in note for note in notes] == [False, False, True], notes

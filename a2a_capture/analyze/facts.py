@@ -26,6 +26,8 @@ class ExchangeFacts(BaseModel):
     path: str = "/"
     task_id: str | None = None
     version_header: str | None = None
+    #: the protocol version its method or route is spelled in ("0.3" for message/send), where known
+    version: str | None = None
     status: int | None = None
     failed: bool = False  # the agent answered with an error
     error: str | None = None  # its name: TaskNotFoundError, HTTP 503, ...
@@ -62,7 +64,8 @@ def exchange_facts(exchange: Exchange, call: Call) -> ExchangeFacts:
     error = call.error
     return ExchangeFacts.model_construct(  # from decoded facts of the right types: no validation
         file=call.file, label=call.label, kind=call.kind, agent=call.agent, operation=call.operation,
-        path=call.path, task_id=call.task_id, version_header=call.version_header, status=call.status,
+        path=call.path, task_id=call.task_id, version_header=call.version_header, version=call.spelled_version,
+        status=call.status,
         failed=error is not None, error=error.name if error else None, error_code=error.code if error else None,
         states=states, late_states=list(call.late_states), events=call.events, started=start,
         duration=call.duration, card=call.card, replied_with_message=_replied_with_message(call),

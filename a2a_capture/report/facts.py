@@ -63,7 +63,8 @@ def silent_stream(notes: list[str], duration: float | None) -> str:
 def explain(facts: ExchangeFacts) -> list[str]:
     """Facts that explain why the exchange looks as it does, as the manual's notes give them."""
     notes = []
-    if facts.is_a2a and facts.version_header is None:
+    # the header came with 1.0: a call spelled in 0.x (message/send, /v1/message:send) has none to send
+    if facts.is_a2a and facts.version_header is None and not (facts.version or "").startswith("0."):
         notes.append(f"The request has no {spec.VERSION_HEADER} header.")
     if facts.kind == "jsonrpc" and facts.failed and facts.status == 200:
         notes.append("The JSON-RPC error arrives in an event of the stream, which opened with HTTP 200."
