@@ -155,36 +155,30 @@ class _Draft:
     ok = Call.ok
 
 
-def _defaults() -> dict[str, Any]:
-    """Every field's default, each list or dict that decoding may fill in its own (``_read``
-    sets the other list and dict fields first thing)."""
-    values = _DEFAULTS.copy()
-    values["params"], values["part_media_types"], values["states"], values["late_states"] = {}, [], [], []
-    return values
-
-
-assert {"params", "part_media_types", "states", "late_states", *_SET_BY_READ} == {name for name, _ in _FACTORIES}, (
-    "a list or dict field that is neither made fresh by _defaults nor set by _read")
-
-
 def decode(exchange: Exchange, file: str = "") -> Call:
     """Read an exchange as A2A.
 
     Frames this block shows for an earlier stream become ``late_states``, so a session can
     apply them where they happened.
     """
-    call = _new_draft()
-    values = call.__dict__
+    # every field's default, each list or dict that decoding may fill in its own (``_read``
+    # sets the other list and dict fields first thing)
+    values = _DEFAULTS.copy()
+    values["params"], values["part_media_types"], values["states"], values["late_states"] = {}, [], [], []
     values["number"], values["label"], values["file"] = exchange.number, exchange.label, file
+    call = _new(_Draft)
+    call.__dict__ = values
     _read(call, exchange)
-    _read_facts(call)
-    return fixed(values)
+    if call.operation in _FACT_OPERATIONS:
+        _read_facts(call)
+    call = _new(Call)
+    _set(call, "__dict__", values)  # as ``fixed``
+    return call
 
 
-def _new_draft() -> _Draft:
-    draft = _Draft.__new__(_Draft)
-    draft.__dict__ = _defaults()
-    return draft
+assert {"params", "part_media_types", "states", "late_states", *_SET_BY_READ} == {name for name, _ in _FACTORIES}, (
+    "a list or dict field that is neither made fresh by decode nor set by _read")
+_new, _set = object.__new__, object.__setattr__
 
 
 def _read(call, exchange: Exchange) -> None:
@@ -247,6 +241,10 @@ def _read(call, exchange: Exchange) -> None:
     if _read_jsonrpc(call, frames, content) or _read_rest(call, frames, content):
         return
     _read_error(call)
+
+
+#: the operations whose answers hold facts later calls ask for
+_FACT_OPERATIONS = frozenset({"GetExtendedAgentCard", "ListTasks"})
 
 
 def _read_facts(call) -> None:
