@@ -136,3 +136,12 @@ def test_a_sessions_findings_are_handed_over_before_the_next_session_is_analyzed
     assert len(started) == len(CAPTURES) and summary.findings == []
     assert seen and all(CAPTURES.index(file) + 1 == sessions for file, sessions in seen)
     assert summary.summary == analyze_many(CAPTURES, grouping="file", jobs=1).summary
+
+
+def test_xml_text_and_attributes_are_escaped_as_saxutils_escapes_them():
+    from xml.sax.saxutils import escape
+
+    entities = {'"': "&quot;", "\r": "&#13;", "\n": "&#10;", "\t": "&#09;"}
+    for text in ['a & b < c > d "e"\r\n\t', "&amp; &lt;", "<&>", "", "plain"]:
+        assert machine.escape(text) == escape(text)
+        assert machine.escape(text, entities) == escape(text, entities)

@@ -9,7 +9,6 @@ import click
 
 from a2a_capture import address
 from a2a_capture.batch import schedulers
-from a2a_capture.record.runner import Listener
 
 #: old spellings of --format values, still accepted everywhere (and hidden from help):
 #: `table` was `show`'s and `rules`' name for text, `md` was `report`'s for markdown
@@ -52,6 +51,8 @@ class HostPort(click.ParamType):
         self.free_port = free_port
 
     def convert(self, value, param, ctx):
+        from a2a_capture.record.runner import Listener  # the recorder's, imported by the commands that take one
+
         if isinstance(value, Listener):
             return value
         try:
