@@ -68,3 +68,22 @@ def test_pya2a_client_on_an_sdk03_agent(tmp_path, stack):
         (6, "card-path", False),
         (6, "card-refetch", True),
     })
+
+
+def test_pya2a_over_https_through_the_forward_proxy(tmp_path, stack):
+    """The 0.1 client over TLS through the forward proxy (HTTPS_PROXY, trusting mitmproxy's CA):
+    its card's https url is the interface it calls, so no call is undeclared and the card did not
+    come over plain HTTP; what it does needlessly is what it does over plain HTTP."""
+    from tests.live import self_signed
+
+    name = stack("pya2a")
+    output = tmp_path / "pya2a-https.http"
+    port, proxy = free_port(), free_port()
+    with stacks.agent(name, port, "--tls", *map(str, self_signed(tmp_path))), \
+            Recorder(output, proxy_port=proxy, extra=["--set", f"confdir={tmp_path}", "--set", "ssl_insecure=true"]):
+        result = stacks.client(name, f"https://127.0.0.1:{port}", env={
+            "HTTPS_PROXY": f"http://127.0.0.1:{proxy}", "SSL_CERT_FILE": str(tmp_path / "mitmproxy-ca-cert.pem")})
+    assert result["answers"][3:] == ["completed", "completed", -32002, "pya2a"], result
+    assert f"https://127.0.0.1:{port}/" in output.read_text()  # the card, as the client read it
+    assert_triples("pya2a-https", triples(output, wasted=3, fragile=0), {
+        (3, "poll-terminal", True), (5, "cancel-terminal", True), (6, "card-refetch", True)})

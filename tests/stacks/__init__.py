@@ -132,9 +132,10 @@ def agent(name: str, port: int, *args: str):
         process.stdout.close()
 
 
-def client(name: str, *args: str) -> dict:
-    """Run the stack's client to the end; returns what it printed last (one JSON object)."""
-    done = subprocess.run([*command(name, "client"), *args],
+def client(name: str, *args: str, env: dict[str, str] | None = None) -> dict:
+    """Run the stack's client to the end (with ``env`` added to its environment: a proxy, say);
+    returns what it printed last (one JSON object)."""
+    done = subprocess.run([*command(name, "client"), *args], env={**os.environ, **(env or {})},
                           capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         raise AssertionError(f"the {name} client failed ({done.returncode}): {done.stderr[-3000:]}")

@@ -1,18 +1,19 @@
 """An agent built with pya2a (Google's first A2A sample server, protocol 0.1), run in the stack's venv.
 
-    python agent.py --port 41241
+    python agent.py --port 41241 [--tls KEY CERT]
 
 Its card (at /.well-known/agent.json, 0.1-shaped: url, no protocolVersion) declares streaming and
 no push notifications. It speaks 0.1's method names only (tasks/send, tasks/sendSubscribe,
 tasks/get, tasks/cancel, ...); any other name fails its request validation: -32600 with HTTP 400.
 A task completes at once with one artifact; streamed, it goes working, artifact, completed.
-127.0.0.1 only.
+With --tls it serves HTTPS, and its card's url says https. 127.0.0.1 only.
 """
 
 from __future__ import annotations
 
 import argparse
 
+import uvicorn
 from a2a.server import A2AServer
 from a2a.server.task_manager import InMemoryTaskManager
 from a2a.types import (
@@ -58,13 +59,20 @@ class ScriptedTasks(InMemoryTaskManager):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--tls", nargs=2, metavar=("KEY", "CERT"), help="serve HTTPS with this key and certificate")
     args = parser.parse_args()
+    scheme = "https" if args.tls else "http"
     card = AgentCard(name="pya2a", description="a pya2a agent for a2a-capture's tests",
-                     url=f"http://127.0.0.1:{args.port}/", version="1.0.0",
+                     url=f"{scheme}://127.0.0.1:{args.port}/", version="1.0.0",
                      capabilities=AgentCapabilities(streaming=True),
                      defaultInputModes=["text"], defaultOutputModes=["text"],
                      skills=[AgentSkill(id="run", name="Run", description="Runs the job it is given.")])
-    A2AServer(host="127.0.0.1", port=args.port, agent_card=card, task_manager=ScriptedTasks()).start()
+    server = A2AServer(host="127.0.0.1", port=args.port, agent_card=card, task_manager=ScriptedTasks())
+    if args.tls:  # A2AServer.start() knows no TLS: its app, served by uvicorn as start() does, with it
+        key, cert = args.tls
+        uvicorn.run(server.app, host="127.0.0.1", port=args.port, ssl_keyfile=key, ssl_certfile=cert)
+    else:
+        server.start()
 
 
 if __name__ == "__main__":
