@@ -125,7 +125,8 @@ def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, f
             known = _request_headers[head] = tuple(_with_values(headers, volatile, values, fail))
         headers = known
     return built(Request, {"headers": list(headers), "body": body, "http_version": version,
-                           "head_cuts": list(cuts), "grpc_views": [], "method": method, "target": target})
+                           "head_cuts": list(cuts) if cuts else [], "grpc_views": [], "method": method,
+                           "target": target})
 
 
 def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail,
@@ -141,8 +142,8 @@ def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, 
         raise fail(f"no body after a {status} response", 0, f"{len(body)} bytes of body")
     response = built(Response, {
         "headers": _with_values(headers, volatile, values, fail) if volatile else list(headers), "body": body,
-        "http_version": version, "head_cuts": list(cuts), "grpc_views": [], "status": status, "reason": reason,
-        "event_times": [] if event_times is None else event_times, "event_notes": {}, "trailers": [],
+        "http_version": version, "head_cuts": list(cuts) if cuts else [], "grpc_views": [], "status": status,
+        "reason": reason, "event_times": [] if event_times is None else event_times, "event_notes": {}, "trailers": [],
         "grpc_status_view": None})
     if not events:
         response.__dict__["events"] = []  # what the cached property gives for these headers

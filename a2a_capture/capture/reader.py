@@ -336,10 +336,10 @@ class CaptureReader:
         except CaptureFormatError:
             return None
         exchange = built(Exchange, {
-            "number": int(number), "title": _text(title) if title else "", "webhook": webhook is not None,
-            "notes": notes, "request": request, "response_notes": [], "response": response, "late_stream": None,
-            "late_body": b"", "late_event_notes": {}, "trailing_notes": [], "meta": meta, "line": self._source.line,
-            "flow": None,
+            "number": int(number), "title": title.decode("utf-8", "surrogateescape") if title else "",
+            "webhook": webhook is not None, "notes": notes, "request": request, "response_notes": [],
+            "response": response, "late_stream": None, "late_body": b"", "late_event_notes": {}, "trailing_notes": [],
+            "meta": meta, "line": self._source.line, "flow": None,
         })
         return exchange, at, shape.event_stream
 
@@ -730,7 +730,7 @@ def _common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: _Frami
     if stop < 0:
         return None if eof else _MORE
     head = buf[at:stop]
-    if stop == at or b"\r" in head or _CUT_BYTES in head:
+    if stop == at or b"\r" in head or (b"\xe2" in head and _CUT_BYTES in head):  # `…` starts with E2
         return None
     shape, values = http11.shape(kind, head)
     if shape.grpc:
