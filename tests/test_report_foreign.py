@@ -198,3 +198,23 @@ def test_the_verdict_never_names_a_call_that_worked_as_the_worst_waste(tmp_path)
     model = walkthrough.build([str(write(tmp_path, fetch_card(1, unversioned), name="advice.http"))])
     assert [f.outcome for f in model.findings] == ["advice"] and model.verdict.most_fragile is None
     assert "\nNothing was wasted: every finding is advice.\n" in render.render(model, "md")
+
+
+def test_a_stream_the_client_closed_after_some_events_says_so(tmp_path):
+    # as the recorder wrote it: one event, then the client stopped waiting (the capture's end is the event's)
+    frame = ('data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t-1","contextId":"c-1",'
+             '"status":{"state":"TASK_STATE_WORKING"}}}}\n\n')
+    closed = "error: the client closed the connection after part of the response (Client disconnected.)"
+    def capture(note: str) -> str:
+        return SILENT_STREAM.format(note=note).replace(
+            "#@ response-body: 0 bytes", f"#@ response-body: {len(frame)} bytes\n#@ event-times: 0.003") + frame
+
+    path = tmp_path / "cut.http"
+    path.write_text(capture(closed))
+    view = walkthrough.build([str(path)]).exchanges[0]
+    assert view.outcome == "working" and view.events == 1
+    assert view.outcome_said == "working at the last event, then the stream was closed by the client"
+    assert "Outcome: working at the last event, then the stream was closed by the client\n" in \
+        render.render(walkthrough.build([str(path)]), "md")
+    path.write_text(capture("a note of the user's"))  # the agent ended it: nothing to add
+    assert walkthrough.build([str(path)]).exchanges[0].outcome_said == ""

@@ -45,6 +45,15 @@ _STREAM_ENDS = (("error: the client closed the connection", "closed by the clien
 _STOPPED = "a2a-capture: recording stopped before"
 
 
+def _stream_ended_by(notes: list[str]) -> str | None:
+    """What ended a stream, by the recorder's note; None when no note says (the agent ended it)."""
+    ended = next((says for start, says in _STREAM_ENDS if any(note.startswith(start) for note in notes)), None)
+    if ended is None:
+        error = next((note.removeprefix("error: ") for note in notes if note.startswith("error: ")), None)
+        ended = f"ended by an error: {error}" if error else None
+    return ended
+
+
 def silent_stream(notes: list[str], duration: float | None) -> str:
     """A stream that carried no event, said as what happened: its 200 only says the stream
     opened, so the sentence says that nothing came and what ended it, from the capture's notes
@@ -53,11 +62,19 @@ def silent_stream(notes: list[str], duration: float | None) -> str:
     if any(note.startswith(_STOPPED) for note in notes):
         return f"stream opened, no event arrived{' in ' + seconds if seconds else ''}, " \
                "still open when the recording stopped"
-    ended = next((says for start, says in _STREAM_ENDS if any(note.startswith(start) for note in notes)), None)
-    if ended is None:
-        error = next((note.removeprefix("error: ") for note in notes if note.startswith("error: ")), None)
-        ended = f"then {error}" if error else "ended by the agent"
+    ended = _stream_ended_by(notes) or "ended by the agent"
     return f"stream opened, no event arrived, {ended}{' after ' + seconds if seconds else ''}"
+
+
+def cut_stream(last: str, notes: list[str]) -> str:
+    """A stream whose events came but that the agent did not end itself: its last event's
+    outcome, and what ended it (the client that stopped waiting, a reset, the recording's end);
+    empty when the agent ended it. No time: the capture's end of such a stream is its last
+    event's, not the moment it was closed."""
+    if any(note.startswith(_STOPPED) for note in notes):
+        return f"{last} at the last event; the stream was still open when the recording stopped"
+    ended = _stream_ended_by(notes)
+    return f"{last} at the last event, then the stream was {ended}" if ended else ""
 
 
 def explain(facts: ExchangeFacts) -> list[str]:

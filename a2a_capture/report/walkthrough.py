@@ -23,7 +23,7 @@ from a2a_capture.analyze.findings import Finding
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.report import svg
 from a2a_capture.report.excerpt import RULE_FOCUS, listing
-from a2a_capture.report.facts import explain, outcome, short_id, silent_stream
+from a2a_capture.report.facts import cut_stream, explain, outcome, short_id, silent_stream
 from a2a_capture.report.mask import Masker
 from a2a_capture.sources import exchanges as read_exchanges
 
@@ -257,10 +257,12 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
                 if late_states:
                     ending = svg.state_name(late_states[-1][1])
             said = ""
-            if streams.get(exchange.number) == position and not events and not facts.failed:
-                said = silent_stream([*exchange.notes, *exchange.response_notes, *exchange.trailing_notes],
-                                     facts.duration)
-                ending = "no event"
+            if streams.get(exchange.number) == position and not facts.failed:  # a stream's 200 says little
+                written = [*exchange.notes, *exchange.response_notes, *exchange.trailing_notes]
+                if events:
+                    said = cut_stream(ending, written)
+                else:
+                    said, ending = silent_stream(written, facts.duration), "no event"
             view = ExchangeView(
                 anchor=place, file=_relative(file), name=name(file, exchange.label), label=exchange.label,
                 heading=f"{exchange.label} · {exchange.title}" if exchange.title else exchange.label,
