@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from a2a_capture import nesting
 from a2a_capture.a2a import decode as decode_module
-from a2a_capture.a2a.decode import _json, _json_checked, _split_target, _times, decode, task_states
+from a2a_capture.a2a.decode import _json, _json_checked, _split_target, _times, card_of, decode, task_states
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response
 
 _TARGET_CHARS = st.sampled_from([*"/?#=&%[]:@ \t\r\nab01.-_~", "é", "\x00"])
@@ -124,3 +124,13 @@ def test_stream_frames_are_read_whichever_way_the_body_allows(monkeypatch, frame
     assert (call.error.name if call.error else None) == error
     assert call.events == sum(1 for frame in frames if not frame.startswith(":"))
     assert bool(looked) == every_frame
+
+
+@pytest.mark.parametrize("padding", [0, 40_000])  # a small card is its own key, a large one its digest's
+def test_the_same_card_bytes_are_the_same_card(padding):
+    data = {"name": "probe", "description": "x" * padding, "skills": [], "url": "http://a:1/"}
+    raw = json.dumps(data).encode()
+    first = card_of(data, raw)
+    assert card_of(json.loads(raw), bytes(bytearray(raw))) is first
+    other = json.dumps({**data, "name": "other"}).encode()
+    assert card_of(json.loads(other), other).name == "other"

@@ -265,7 +265,7 @@ def card_of(data: dict, raw: bytes = b"") -> Card:
     """A parsed card; the same bytes served again are the same card, parsed once."""
     if not raw:
         return parse_card(data)
-    # the bytes themselves are the key (their hash is quick), a digest of a large card's
+    # the bytes themselves are the key (their hash is quick), a digest of a card past 16 KB
     key = raw if len(raw) <= _CARD_KEY_BYTES else ("blake2b", hashlib.blake2b(raw, digest_size=16).digest())
     card = _CARDS.get(key)
     if card is None:
@@ -275,7 +275,7 @@ def card_of(data: dict, raw: bytes = b"") -> Card:
     return card
 
 
-_CARD_KEY_BYTES = 1 << 16
+_CARD_KEY_BYTES = 1 << 14  # at most 4 MB of keys held (256 cards)
 
 
 # -- what kind of call ----------------------------------------------------------------------------
