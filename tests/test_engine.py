@@ -160,3 +160,24 @@ def test_calls_waiting_to_be_learned_keep_no_bodies_and_are_bounded(tmp_path, mo
     assert [call.label for call in waiting] == ["4"]
     assert waiting[0].request_json is None and waiting[0].response_json is None and waiting[0].task_id == "t-1"
     assert analyzer.session.task("t-1") is not None
+
+
+def test_only_the_latest_call_waits_with_its_bodies_and_only_while_no_other_waits(tmp_path):
+    """A client that waits for each answer leaves one call waiting at a time, kept whole until
+    the next starts; once two wait (the next started before the latest ended), neither keeps bodies."""
+    from tests.test_rules import _timed
+    blocks = [_timed(fetch_card(1), 0.0, 0.5),
+              _timed(rpc(2, "SendMessage", SEND, result={"task": DONE}), 1.0, 1.5),
+              _timed(rpc(3, "GetTask", {"id": "t-1"}, result=DONE), 1.2, 1.6)]  # started before 2 ended
+    analyzer = Analyzer()
+    analyzer.start_file(str(write(tmp_path, *blocks)))
+    exchanges = read_capture(tmp_path / "case.http").exchanges
+    analyzer.feed(exchanges[0])
+    analyzer.feed(exchanges[1])  # the card was learned when the send started, after the card's fetch ended
+    assert analyzer._latest[2].label == "2" and analyzer._latest[2].response_json is not None
+    assert not analyzer._pending and analyzer.session.cards
+    assert analyzer.feed(exchanges[2]) == []  # the send had not ended when the poll started
+    assert analyzer._latest is None
+    waiting = sorted((call.label, call.request_json, call.response_json) for _, _, call in analyzer._pending)
+    assert waiting == [("2", None, None), ("3", None, None)]
+    assert analyzer.finish().findings == [] and analyzer.session.task("t-1") is not None
