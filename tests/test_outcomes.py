@@ -178,6 +178,19 @@ def test_names_of_0_3_and_1_0_to_a_card_without_protocol_version(tmp_path):
     assert all(finding.wasted for finding in found.values())
 
 
+def test_a_refused_stream_or_push_name_on_a_card_without_protocol_version_tells_no_version(tmp_path):
+    """A 0.1 agent may refuse tasks/sendSubscribe or tasks/pushNotification/set for want of the
+    capability: only a refused SendMessage shows which version the agent speaks."""
+    unknown = error(-32601, message_text="Method not found")
+    blocks = [fetch_card(1, _card_0_2(capabilities={}), path="/.well-known/agent.json"),
+              rpc(2, "tasks/sendSubscribe", {"id": "t-2", "message": message(message_id="m-2")}, path="/echo",
+                  headers=[], error=unknown),
+              rpc(3, "tasks/pushNotification/set", {"id": "t-2", "pushNotificationConfig": {"url": "http://h/x"}},
+                  path="/echo", headers=[], error=unknown)]
+    found = _found(tmp_path, *blocks)
+    assert set(found) == {("2", "capability-streaming"), ("3", "capability-push")}
+
+
 def test_input_modes_written_as_kinds_of_part_cover_their_media_types(tmp_path):
     """0.1's samples wrote input modes as ["text"]: a text part is accepted, an image is not."""
     image = [{"kind": "file", "file": {"mimeType": "image/png", "uri": "http://localhost:9001/a.png"}}]

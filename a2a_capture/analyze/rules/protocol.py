@@ -52,7 +52,7 @@ def version_header_missing(call, session):
 that speaks the other (or with an A2A-Version header that says the other) fails with
 MethodNotFoundError (-32601) or VersionNotSupportedError. A card without protocolVersion (0.2
 or before) does not say whether 0.1 (`tasks/send`) or 0.2 (`message/send`): a 0.3 or 1.0 name is
-wrong for both, a name of one of them only once the agent has refused it.""",
+wrong for both, a message sent by one of their names only once the agent has refused it.""",
     example="POST /rpc with A2A-Version: 1.0 and method message/send",
     fix="Use the names of the version the chosen interface declares, and say that version in A2A-Version.",
     fails_as=spec.REFUSED_VERSION,
@@ -104,7 +104,8 @@ def _version_fault(call, session) -> tuple[str, set[str]] | None:
         speaks = {v for v in spec.VERSIONS_BEFORE_0_3 if spec.spells(call.spelled_version, versions, v)}
         if not speaks:  # a name of 0.3 or 1.0: no agent of 0.2 or before knows it
             return "before 0.3", set(spec.VERSIONS_BEFORE_0_3)
-        if len(speaks) == 1 and call.error is not None and call.error.name in spec.REFUSED_VERSION:
+        if len(speaks) == 1 and call.operation == "SendMessage" and call.error is not None \
+                and call.error.name in spec.REFUSED_VERSION:  # every agent sends messages: refused, it is the name
             return "before 0.3", set(spec.VERSIONS_BEFORE_0_3) - speaks  # 0.1's name refused: it speaks 0.2
     return None
 
