@@ -4,10 +4,11 @@ quick test of what h11 refuses takes and refuses exactly the values h11 does."""
 from __future__ import annotations
 
 import h11
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from a2a_capture.capture import http11
+from a2a_capture.capture import http11, read_capture_bytes
 from a2a_capture.errors import CaptureFormatError
 
 _BYTES = st.binary(max_size=12) | st.lists(st.sampled_from(
@@ -37,3 +38,23 @@ def test_a_date_value_is_taken_exactly_when_h11_takes_it(value):
         assert error.expected.startswith("a valid date header value")
     else:
         assert _h11_takes(value)
+
+
+_FRAMED = (b"### 1 \xc2\xb7 x\nPOST / HTTP/1.1\nHost: a\n\xe2\x80\xa6\n%s\n\n{}\n\n"
+           b"HTTP/1.1 200 OK\nContent-Length: 0\n\n")
+
+
+@pytest.mark.parametrize("line", [b"Content-Length:\x00 2", b"Content-Length: 2\x00", b"Transfer-Encoding: chun\x00ked",
+                                  b"Content-Length: 2\x0c2"])
+def test_a_framing_value_h11_never_sees_is_refused_where_it_is_written(line):
+    """The file frames the body, so h11 is not shown a framing header's value: the reader refuses
+    what no HTTP message (and no HAR written from it) can carry, at that header's line."""
+    data = _FRAMED % line
+    with pytest.raises(CaptureFormatError) as raised:
+        read_capture_bytes(data, "framed.http")
+    assert raised.value.line == 5  # the block header, the request line, Host, the cut, then this
+    assert "without NUL or line breaks" in str(raised.value)
+    first = _FRAMED % b"Content-Length: 2"  # a head of this shape read first: its parse is remembered
+    with pytest.raises(CaptureFormatError) as raised:
+        read_capture_bytes(first + _FRAMED % line.replace(b"2", b"9"), "framed.http")
+    assert raised.value.line == first.count(b"\n") + 5

@@ -154,8 +154,9 @@ def _parse(shape: Shape, head: bytes, body: bytes, fail: Fail, parse_head) -> tu
     """The parse of the first head of this shape, remembered for the rest: its start line, its
     headers, where the volatile ones are, and whether the message may have SSE events."""
     start, headers = parse_head(head.split(b"\n"), body, fail)
-    volatile = tuple((i, name, value if name.lower() == "date" else None) for i, (name, value) in enumerate(headers)
-                     if name.lower().encode() in _VOLATILE)
+    cuts = start[3]
+    volatile = tuple((i, name, value if name.lower() == "date" else None, i + 1 + sum(cut <= i for cut in cuts))
+                     for i, (name, value) in enumerate(headers) if name.lower().encode() in _VOLATILE)
     probe = built(Response, {"headers": list(headers), "body": b"", "http_version": "1.1", "head_cuts": [],
                              "grpc_views": [], "status": 200, "reason": "", "event_times": [], "event_notes": {},
                              "trailers": [], "grpc_status_view": None})
@@ -201,11 +202,14 @@ _NOT_IN_VALUES = b"\x00\n\r\x0b\x0c"
 
 def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fail) -> list[tuple[str, str]]:
     """A remembered head's headers with this message's own volatile values put back (``volatile``:
-    the position and name of each, and for a Date the value h11 saw)."""
+    the position and name of each, for a Date the value h11 saw, and its line in the head)."""
     result = list(headers)
-    for (index, name, date), value in zip(volatile, values, strict=True):
+    for (index, name, date, line), value in zip(volatile, values, strict=True):
         text = value.decode("utf-8", "surrogateescape")
-        if date is not None and text != date and value not in _checked:
+        if date is None:  # a framing header: the file frames the body, so h11 never sees its value
+            if len(value.translate(None, _NOT_IN_VALUES)) != len(value):
+                raise fail(f"a {name} value without NUL or line breaks", line, repr(text))
+        elif text != date and value not in _checked:
             _check_value(name, value, fail)
         result[index] = (name, text)
     return result
