@@ -111,7 +111,8 @@ def test_a_call_that_failed_for_another_reason_is_not_the_refusal_a_rule_predict
     found = _found(tmp_path, *blocks)
     other = found[("2", "interface-undeclared")]
     assert (other.outcome, other.wasted) == ("fragile", False)
-    assert "not refused for this (it failed with TaskNotFoundError)" in other.message
+    assert other.message.endswith("; not refused for this (it failed with TaskNotFoundError); an agent that "
+                                  "follows its card answers 404")  # nothing said of what it let through: it failed
     assert found[("2", "task-unknown")].wasted
     assert found[("3", "interface-undeclared")].wasted  # -32601: the refusal the card predicted
     assert not found[("4", "interface-undeclared")].wasted
@@ -228,3 +229,11 @@ def test_a_method_of_another_version_refused_as_an_invalid_request_is_not_malfor
                   error=error(-32600, message_text="Request payload validation error"))]
     found = _found(tmp_path, *blocks)
     assert set(found) == {("2", "method-version-mismatch")} and found[("2", "method-version-mismatch")].wasted
+
+
+def test_every_lenient_wording_says_what_a_strict_agent_does_after_a_semicolon():
+    """A fragile finding on a call that failed for another reason keeps only the strict half of
+    the wording (what an agent that follows its card does): each rule's wording has both halves."""
+    for rule in RULES.values():
+        what_it_did, _, strict = rule.lenient.partition("; ")
+        assert what_it_did and strict.startswith("an agent "), rule.id

@@ -147,8 +147,9 @@ class Rule:
         agent_name = held.card.name if held is not None and held.card.name else call.agent
         outcome = judge(hit.kind or self.kind, call, self.fails_as)
         message = hit.message
-        if outcome == "fragile" and call.error is not None:
-            message += f"; not refused for this (it failed with {call.error.name}): {hit.lenient or self.lenient}"
+        if outcome == "fragile" and call.error is not None:  # say only what a strict agent does: this one
+            strict = (hit.lenient or self.lenient).partition("; ")[2]  # failed, so what it let through is unknown
+            message += f"; not refused for this (it failed with {call.error.name}); {strict}"
         elif outcome == "fragile":
             message += f"; it worked because {hit.lenient or self.lenient}"
         related = hit.related
