@@ -151,16 +151,6 @@ class ExchangeMeta(_Model):
         return _parse_time(self.end)
 
     @property
-    def start_seconds(self) -> float | None:
-        """``started_at.timestamp()``, the same float; the recorder's spelling read without datetime."""
-        return _seconds(self.start)
-
-    @property
-    def end_seconds(self) -> float | None:
-        """``ended_at.timestamp()``, the same float; the recorder's spelling read without datetime."""
-        return _seconds(self.end)
-
-    @property
     def duration(self) -> float | None:
         """Seconds from request start to response end, where both are known."""
         start, end = _recorded_micros(self.start), _recorded_micros(self.end)
@@ -287,15 +277,6 @@ def _parse_time(value: str | None) -> datetime | None:
 #: what the recorder writes (`format_time`): UTC, whole microseconds
 _RECORDED_TIME = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.(\d{6})Z", re.ASCII)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _seconds(value: str | None) -> float | None:
-    """What ``_parse_time(value).timestamp()`` gives, the recorder's spelling read without datetime."""
-    micros = _recorded_micros(value)
-    if micros is not None:
-        return micros / 1_000_000
-    moment = _parse_time(value)
-    return moment.timestamp() if moment is not None else None
 
 
 def _recorded_micros(value: str | None) -> int | None:
