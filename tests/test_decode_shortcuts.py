@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from a2a_capture import nesting
 from a2a_capture.a2a import decode as decode_module
-from a2a_capture.a2a.decode import _json, _json_checked, _split_target, _times, card_of, decode, task_states
+from a2a_capture.a2a.decode import _json, _json_checked, _split_target, card_of, decode, task_states
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response
 
 _TARGET_CHARS = st.sampled_from([*"/?#=&%[]:@ \t\r\nab01.-_~", "é", "\x00"])
@@ -44,8 +44,10 @@ _SPELLINGS = ["2026-11-30T07:40:01.102311Z", "2026-11-30T07:40:01Z", "2026-11-30
 @pytest.mark.parametrize("end", _SPELLINGS)
 def test_times_are_what_the_meta_says(start, end):
     meta = ExchangeMeta(start=start, end=end)
-    started = meta.started_at
-    assert _times(start, end) == (started.timestamp() if started else None, meta.duration if started else None)
+    started, ended = meta.started_at, meta.ended_at
+    duration = ((ended - started).total_seconds()
+                if started and ended and (started.tzinfo is None) == (ended.tzinfo is None) else None)
+    assert meta.times() == (started.timestamp() if started else None, duration)
 
 
 def _deep(levels: int) -> str:

@@ -1,5 +1,5 @@
-"""ExchangeMeta.duration reads the recorder's times without datetime, and gives exactly the
-float the datetimes give (HAR conversion and the batch tables ask it of every exchange)."""
+"""ExchangeMeta.duration gives exactly the float the datetimes give, for the recorder's spelling
+of times and any other (HAR conversion, the batch tables and decode ask it of every exchange)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,6 @@ import hashlib
 import json
 import re
 from dataclasses import MISSING, dataclass, field, fields
-from datetime import datetime
 from functools import lru_cache
 from operator import attrgetter
 from typing import Any
@@ -199,7 +198,7 @@ def _read(call, exchange: Exchange) -> None:
                None) if notes else None
     call.agent, call.upstream = _origins(scheme, netloc, sent.get("host"), meta.server, tls)
     if meta.start:
-        call.started, call.duration = _times(meta.start, meta.end)
+        call.started, call.duration = meta.times()
     encoding = sent.get("content-encoding")
     call.request_json, call.request_json_error = _json(decode_content(request.body, encoding)
                                                        if encoding else request.body)
@@ -644,26 +643,6 @@ def _origins(scheme: str, netloc: str, host: str | None, server: str | None,
     elif server:
         upstream = _origin(agent.split(":", 1)[0], server)
     return agent, upstream if upstream != agent else None
-
-
-def _times(start: str, end: str | None) -> tuple[float | None, float | None]:
-    """(start in seconds since the epoch, duration) of a recorded exchange, as
-    ``ExchangeMeta.started_at`` and ``.duration`` give them (one call instead of four)."""
-    try:
-        at = _from_iso(start.replace("Z", "+00:00"))
-    except ValueError:
-        return None, None
-    if end:
-        try:
-            until = _from_iso(end.replace("Z", "+00:00"))
-        except ValueError:
-            return at.timestamp(), None
-        if (at.tzinfo is None) == (until.tzinfo is None):  # naive and aware do not mix
-            return at.timestamp(), (until - at).total_seconds()
-    return at.timestamp(), None
-
-
-_from_iso = datetime.fromisoformat
 
 
 def _first_values(headers: list[tuple[str, str]]) -> dict[str, str]:

@@ -9,10 +9,9 @@ one source of truth and a write-then-read cycle cannot drift.
 from __future__ import annotations
 
 import math
-import re
 import time
-from datetime import UTC, datetime, timedelta
-from functools import cached_property, lru_cache
+from datetime import UTC, datetime
+from functools import cached_property
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -153,13 +152,18 @@ class ExchangeMeta(_Model):
     @property
     def duration(self) -> float | None:
         """Seconds from request start to response end, where both are known."""
-        start, end = _recorded_micros(self.start), _recorded_micros(self.end)
-        if start is not None and end is not None:  # what the datetimes give, from the same whole microseconds
-            return (end - start) / 1_000_000
-        started, ended = self.started_at, self.ended_at
-        if started and ended and (started.tzinfo is None) == (ended.tzinfo is None):  # naive and aware do not mix
-            return (ended - started).total_seconds()
-        return None
+        return self.times()[1]
+
+    def times(self) -> tuple[float | None, float | None]:
+        """(start in seconds since the epoch, duration): ``started_at.timestamp()`` and
+        ``duration``, each time read once (decode asks them of every exchange)."""
+        started = _parse_time(self.start)
+        if started is None:
+            return None, None
+        ended = _parse_time(self.end)
+        if ended is not None and (started.tzinfo is None) == (ended.tzinfo is None):  # naive and aware do not mix
+            return started.timestamp(), (ended - started).total_seconds()
+        return started.timestamp(), None
 
 
 class Exchange(_Model):
@@ -272,27 +276,3 @@ def _parse_time(value: str | None) -> datetime | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
-
-
-#: what the recorder writes (`format_time`): UTC, whole microseconds
-_RECORDED_TIME = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.(\d{6})Z", re.ASCII)
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _recorded_micros(value: str | None) -> int | None:
-    """Microseconds since the epoch of a time in the recorder's spelling, else None (read it
-    through datetime): a session's times share their seconds often, so those are read once."""
-    match = _RECORDED_TIME.fullmatch(value) if value else None
-    if match is None:
-        return None
-    seconds = _epoch_seconds(match.group(1))
-    return None if seconds is None else seconds * 1_000_000 + int(match.group(2))
-
-
-@lru_cache(maxsize=1024)
-def _epoch_seconds(text: str) -> int | None:
-    try:
-        moment = datetime.fromisoformat(text + "+00:00")
-    except ValueError:
-        return None
-    return (moment - _EPOCH) // timedelta(seconds=1)
