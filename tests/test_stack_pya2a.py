@@ -33,10 +33,14 @@ def test_pya2a_client_and_mistakes_on_a_pya2a_agent(tmp_path, stack):
             http.post("/", headers=RPC, json=rpc("tasks/pushNotification/set", {                          # 11
                 "id": "t-1", "pushNotificationConfig": {"url": "http://127.0.0.1:9/hook"}}))
             http.post("/", headers=RPC, json=rpc("tasks/resubscribe", {"id": "t-1"}))                     # 12
+            more = {"role": "user", "parts": [{"type": "text", "text": "more"}]}
+            restart = http.post("/", headers=RPC, json=rpc("tasks/send", {                                  # 13
+                "id": "t-1", "sessionId": "s-1", "message": more}))
     assert result == {"task": "t-1", "answers": ["TaskStatusUpdateEvent", "TaskArtifactUpdateEvent",
                                                  "TaskStatusUpdateEvent", "completed", "completed", -32002, "pya2a"]}
     statuses = [int(line.split()[1]) for line in output.read_text().splitlines() if line.startswith("HTTP/1.1 ")]
-    assert statuses == [200, 200, 200, 200, 200, 200, 404, 400, 400, 200, 200, 200], statuses
+    assert statuses == [200, 200, 200, 200, 200, 200, 404, 400, 400, 200, 200, 200, 200], statuses
+    assert restart.json()["result"]["status"]["state"] == "completed"  # t-1 restarted: its message appended, done again
     # 2 and 4: text parts to a card whose input modes are ["text"]: accepted, no input-mode finding
     assert_triples("pya2a", triples(output, wasted=7, fragile=1), {
         (3, "poll-terminal", True),            # the stream had shown t-1 completed
@@ -47,6 +51,8 @@ def test_pya2a_client_and_mistakes_on_a_pya2a_agent(tmp_path, stack):
         (10, "task-unknown", True),
         (11, "capability-push", False),        # the card says no push; this agent took the config anyway
         (12, "subscribe-terminal", True),      # t-1 had ended (the agent: -32004, not supported)
+        # 13: tasks/send naming t-1, which had completed: 0.1 lets a client restart a task by its id, and this
+        # agent did: no message-terminal
     })
 
 

@@ -94,3 +94,52 @@ def test_an_sse_error_event_with_a_jsonrpc_envelope_is_read_as_the_error(tmp_pat
     call = analysis.calls[1]
     assert call.error == "TaskNotFoundError"
     assert [(f.exchange, f.rule) for f in analysis.findings] == [("2", "task-unknown")]
+
+
+SEND_01 = {"id": "t-1", "sessionId": "s-1", "message": {"role": "user", "parts": [{"type": "text", "text": "run"}]}}
+TASK_01 = {"id": "t-1", "sessionId": "s-1", "status": {"state": "completed"}}
+
+
+def test_0_1_calls_name_their_task_in_params_id(tmp_path):
+    """0.1's params call the task `id` (TaskSendParams, TaskPushNotificationConfig); later versions put a
+    send's in message.taskId and a push config's in taskId: each is read where its own version puts it."""
+    from a2a_capture.a2a.decode import decode
+    from a2a_capture.capture import read_capture
+
+    push = {"url": "http://127.0.0.1:9/hook"}
+    path = write(tmp_path,
+                 rpc(1, "tasks/send", {**SEND_01, "id": "t-9"}, headers=PLAIN, error=error(-32601)),
+                 rpc(2, "tasks/sendSubscribe", {**SEND_01, "id": "t-8"}, headers=PLAIN, error=error(-32601)),
+                 rpc(3, "tasks/pushNotification/set", {"id": "t-7", "pushNotificationConfig": push}, headers=PLAIN,
+                     error=error(-32601)),
+                 rpc(4, "tasks/pushNotification/get", {"id": "t-6"}, headers=PLAIN, error=error(-32601)),
+                 rpc(5, "message/send", {"id": "not-the-task", "message": {**SEND["message"], "taskId": "t-5"}},
+                     headers=PLAIN, error=error(-32601)),
+                 rpc(6, "tasks/pushNotificationConfig/set", {"taskId": "t-4", "pushNotificationConfig": push},
+                     headers=PLAIN, error=error(-32601)),
+                 rpc(7, "SendMessage", {"message": message(task_id="t-3")}, error=error(-32601)))
+    calls = [decode(exchange, str(path)) for exchange in read_capture(path).exchanges]
+    assert [call.task_id for call in calls] == ["t-9", "t-8", "t-7", "t-6", "t-5", "t-4", "t-3"]
+
+
+def test_the_task_id_table_by_method_is_the_operations_but_for_0_1():
+    """Decode looks the task id up by the method's name: for every name but 0.1's, where its operation's is."""
+    names = {**{op: (op, "1.0") for op in spec.OPERATIONS}, **spec.LEGACY_METHODS}
+    for method, (operation, version) in names.items():
+        expected = spec.TASK_ID_PARAM_0_1[method] if version == "0.1" and method in spec.TASK_ID_PARAM_0_1 else \
+            spec.TASK_ID_PARAM.get(operation)
+        assert spec.METHOD_TASK_ID_PARAM.get(method) == expected, method
+    assert set(spec.TASK_ID_PARAM_0_1) <= {m for m, (_, v) in spec.LEGACY_METHODS.items() if v == "0.1"}
+
+
+def test_a_0_1_send_naming_a_finished_task_restarts_it(tmp_path):
+    """0.1's TaskSendParams "create, continue, or restart a task": tasks/send with the id of a task that
+    had completed is a restart there, not message-terminal; 0.3's message.taskId of an ended task is."""
+    restart = [rpc(1, "tasks/send", SEND_01, headers=PLAIN, result=TASK_01),
+               rpc(2, "tasks/send", SEND_01, headers=PLAIN, result=TASK_01),
+               rpc(3, "tasks/sendSubscribe", SEND_01, headers=PLAIN, result=TASK_01)]
+    assert _findings(tmp_path, *restart) == []
+    again = {"message": {**SEND["message"], "messageId": "m-2", "taskId": "t-1"}}
+    later = [fetch_card(1, CARD_03), rpc(2, "message/send", SEND, headers=PLAIN, result=TASK_03),
+             rpc(3, "message/send", again, headers=PLAIN, result=TASK_03)]
+    assert _findings(tmp_path, *later) == [("3", "message-terminal")]

@@ -321,7 +321,7 @@ def _read_jsonrpc(call: Call, frames: list, content: bytes) -> bool:
         params = body.get("params")
         call.params = params = params if isinstance(params, dict) else {}
         call.tenant = _str(params.get("tenant"))
-        path = spec.TASK_ID_PARAM.get(call.operation or "", ())
+        path = spec.METHOD_TASK_ID_PARAM.get(method, ())  # by the method's name: 0.1 names it `id`
         call.task_id = _str(_dig(params, path))
         _read_message(call, params)
     _read_error(call)

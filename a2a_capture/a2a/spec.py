@@ -90,6 +90,23 @@ TASK_ID_PARAM: dict[str, tuple[str, ...]] = {
     "ListTaskPushNotificationConfigs": ("taskId",),
     "DeleteTaskPushNotificationConfig": ("taskId",),
 }
+#: 0.1's methods that name the task otherwise: every 0.1 params object calls the task `id`
+#: (TaskSendParams, TaskPushNotificationConfig, TaskIdParams), and there is no message.taskId.
+#: A send's `id` is made by the client, "to create, continue, or restart a task" (0.1 spec): naming
+#: a finished task restarts it there, which later versions no longer allow (reference §7)
+TASK_ID_PARAM_0_1: dict[str, tuple[str, ...]] = {
+    "tasks/send": ("id",),
+    "tasks/sendSubscribe": ("id",),
+    "tasks/pushNotification/set": ("id",),
+    "tasks/pushNotification/get": ("id",),
+}
+#: where each JSON-RPC method, of any version, puts its task id in params (what decode reads)
+METHOD_TASK_ID_PARAM: dict[str, tuple[str, ...]] = {
+    **TASK_ID_PARAM,
+    **{method: TASK_ID_PARAM[operation] for method, (operation, _) in LEGACY_METHODS.items()
+       if operation in TASK_ID_PARAM},
+    **TASK_ID_PARAM_0_1,
+}
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,8 @@ def cancel_terminal(call, session):
     spec="§3.1.1, §3.4.3",
     why="""
 A terminal task cannot be restarted: a message that names it (`message.taskId`) fails with
-UnsupportedOperationError. Follow-ups belong in a new task with the same `contextId`.""",
+UnsupportedOperationError. Follow-ups belong in a new task with the same `contextId`. (0.1's
+`tasks/send` and `tasks/sendSubscribe` could restart a finished task by its `id`: not judged.)""",
     example="SendMessage with taskId of a canceled task",
     fix="Start a new task in the same contextId (omit taskId, keep contextId).",
     lenient="this agent took a message for a task that had ended; an agent that follows the spec refuses it",
@@ -126,7 +127,8 @@ def message_terminal(call, session):
         return
     message = call.params.get("message") or call.params.get("request")
     if not isinstance(message, dict) or not (message.get("taskId") or message.get("task_id")):
-        return  # a message that starts a task: the task id is the answer's, and nothing had ended
+        return  # a message that starts a task: the task id is the answer's, and nothing had ended (0.1's
+        # tasks/send names its task in params.id, to create, continue or restart it: no mistake there)
     ended = _ended(call, session)
     if ended is not None and ended.call is not call:
         yield Hit(f"the message names task {call.task_id}, which {ref(ended.call, call)} had shown "
