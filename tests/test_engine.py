@@ -181,3 +181,45 @@ def test_only_the_latest_call_waits_with_its_bodies_and_only_while_no_other_wait
     waiting = sorted((call.label, call.request_json, call.response_json) for _, _, call in analyzer._pending)
     assert waiting == [("2", None, None), ("3", None, None)]
     assert analyzer.finish().findings == [] and analyzer.session.task("t-1") is not None
+
+
+def _one_at_a_time(paths) -> list:
+    """The findings of Analyzer.feed, one exchange at a time as `record --live` feeds it."""
+    analyzer = Analyzer()
+    for path in paths:
+        analyzer.start_file(str(path))
+        for exchange in read_capture(path).exchanges:
+            analyzer.feed(exchange)
+    return analyzer.finish().findings
+
+
+def _polls(count: int) -> list[str]:
+    """A card, a send that finishes its task, then ``count`` polls of the finished task."""
+    return [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": DONE}),
+            *(rpc(number, "GetTask", {"id": "t-1"}, result=DONE) for number in range(3, 3 + count))]
+
+
+def test_analyze_in_batches_finds_what_one_exchange_at_a_time_finds(tmp_path):
+    from pathlib import Path
+
+    from a2a_capture.analyze import engine
+    examples = sorted(Path(__file__).resolve().parent.parent.joinpath("captures").glob("*.http"))
+    made = [write(tmp_path, *_polls(count), name=f"polls-{count}.http")
+            for count in (engine.BATCH - 2, engine.BATCH - 1, 3 * engine.BATCH + 5)]
+    for paths in (examples, made, [*made, *examples]):
+        streamed = []
+        assert analyze(paths, on_finding=streamed.append).summary == analyze(paths).summary
+        assert analyze(paths).findings == streamed == _one_at_a_time(paths)
+        assert streamed
+
+
+def test_a_capture_broken_partway_hands_over_every_finding_before_the_break(tmp_path):
+    """Read in batches, a block that cannot be read fails after the findings of every exchange before it."""
+    from a2a_capture.analyze import engine
+    from a2a_capture.errors import CaptureFormatError
+    count = engine.BATCH + 3
+    path = write(tmp_path, *_polls(count), f"### {count + 3} · broken\ngarbage\n")
+    streamed = []
+    with pytest.raises(CaptureFormatError):
+        analyze([path], on_finding=streamed.append)
+    assert [finding.exchange for finding in streamed] == [str(number) for number in range(3, count + 3)]

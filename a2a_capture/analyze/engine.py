@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from pydantic import BaseModel, Field
 
@@ -86,12 +86,41 @@ def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None,
     for path in paths:
         file = os.fspath(path)
         analyzer.start_file(file)
-        for exchange in exchanges(file):
-            for finding in analyzer.feed(exchange):
+        for batch in _decoded(file):
+            for exchange, call in batch:
+                found = analyzer.feed(exchange, call)
                 if on_finding is not None:
-                    on_finding(finding)
+                    for finding in found:
+                        on_finding(finding)
         analyzer.end_file()
     return analyzer.finish()
+
+
+#: exchanges read, then decoded, then judged together: each stage's code stays warm in the CPU's
+#: caches for a batch instead of being evicted by the others' at every exchange
+BATCH = 8
+
+
+def _decoded(file: str) -> Iterator[list[tuple[Exchange, Call]]]:
+    """A file's exchanges with their calls, a batch at a time. An exchange that cannot be read
+    fails only after the ones before it have been handed over, as one at a time they would be."""
+    reader = exchanges(file)
+    while True:
+        batch: list[Exchange] = []
+        failure = None
+        try:
+            for exchange in reader:
+                batch.append(exchange)
+                if len(batch) == BATCH:
+                    break
+        except Exception as error:  # raised again below, after the batch before it
+            failure = error
+        if batch:
+            yield [(exchange, decode(exchange, file)) for exchange in batch]
+        if failure is not None:
+            raise failure
+        if len(batch) < BATCH:
+            return
 
 
 class Analyzer:
@@ -138,9 +167,10 @@ class Analyzer:
         self._active = self.config.active(file)
         self._dispatch = {}
 
-    def feed(self, exchange: Exchange) -> list[Finding]:
-        """Judge one exchange of the current file; its findings, in rule order."""
-        call = decode(exchange, self._file)
+    def feed(self, exchange: Exchange, call: Call | None = None) -> list[Finding]:
+        """Judge one exchange of the current file (``call``: it decoded already); its findings, in rule order."""
+        if call is None:
+            call = decode(exchange, self._file)
         start, session, pending = call.started, self.session, self._pending
         latest = self._latest
         if latest is not None:  # no other call waits: learned now, or it waits with the others
