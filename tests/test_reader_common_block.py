@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from a2a_capture.capture import capture_bytes, read_capture_bytes
+from a2a_capture.capture import capture_bytes, http11, read_capture_bytes
 from a2a_capture.capture import reader as reader_module
 from a2a_capture.errors import CaptureFormatError
 from tests.test_roundtrip_property import captures
@@ -154,3 +155,113 @@ def test_recorder_pragmas_read_the_same_both_ways(pragmas, monkeypatch, chunk_si
 def test_any_capture_reads_the_same_both_ways(monkeypatch, capture):
     quick, general = _read_both(capture_bytes(capture), monkeypatch)
     assert quick == general
+
+
+# -- known heads: a repeated head's shape and values in one match ------------------------------
+
+def _fresh_heads(monkeypatch) -> dict[bytes, http11.KnownHeads]:
+    """Empty head caches, so what is learned (on a shape's second sighting) is this test's."""
+    known = {b"request": http11.KnownHeads(), b"response": http11.KnownHeads()}
+    monkeypatch.setattr(http11, "_shapes", {b"request": {}, b"response": {}})
+    monkeypatch.setattr(http11, "_requests", {})
+    monkeypatch.setattr(http11, "known_heads", known)
+    monkeypatch.setattr(reader_module, "_KNOWN_REQUESTS", known[b"request"])
+    monkeypatch.setattr(reader_module, "_KNOWN_RESPONSES", known[b"response"])
+    return known
+
+
+def _fail(expected, offset, found):
+    return CaptureFormatError(expected, found=found)
+
+
+_BASES = {
+    b"response": [b"HTTP/1.1 200 OK\ndate: Wed, 18 Nov 2026 11:06:40 GMT\nserver: uvicorn\ncontent-length: 2\n"
+                  b"content-type: application/json",
+                  b"HTTP/1.1 200 OK\nserver: uvicorn\ncontent-type: application/json",
+                  b"HTTP/1.1 200 OK\nDate: Wed, 18 Nov 2026 11:06:40 GMT\nContent-Type: text/event-stream\n"
+                  b"Transfer-Encoding: chunked"],
+    b"request": [b"POST / HTTP/1.1\nHost: 127.0.0.1:41241\nContent-Type: application/json\nContent-Length: 2",
+                 b"POST / HTTP/1.1\nHost: 127.0.0.1:41242\nContent-Type: application/json\nContent-Length: 2",
+                 b"GET /.well-known/agent-card.json HTTP/1.1\nHost: 127.0.0.1:41241"],
+}
+_PIECES = [b"a", b" ", b"\t", b"\x00", b"\x01", b"\x0b", b"\x0c", b"\x7f", b"\xe2\x80\xa6", b"\xc3\xa9", b"\xff",
+           b"GMT", b"12", b":", b"\xe2"]
+_VOLATILE_VALUES = st.lists(st.sampled_from(_PIECES), max_size=6).map(b"".join)
+
+
+def _learned(kind: bytes, known: http11.KnownHeads) -> None:
+    for head in _BASES[kind]:
+        shape, values = http11.shape(kind, head)
+        parse = http11.parse_request if kind == b"request" else http11.parse_response
+        parse(shape, values, head, b"" if b"chunked" in head or b"Length" not in head.title() else b"{}", _fail)
+        known.learn(shape, head)
+        known.learn(shape, head)  # taken on its second sighting
+
+
+def _variant(head: bytes, values: list[bytes]) -> bytes:
+    """``head`` with its volatile values replaced by ``values`` (as many as it has), in order."""
+    parts = http11._VOLATILE_LINE.split(head)
+    for index, value in zip(range(2, len(parts), 3), values, strict=False):
+        parts[index] = value
+    return b"".join(parts)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from([b"request", b"response"]), st.integers(0, 2), st.lists(_VOLATILE_VALUES, min_size=2,
+                                                                                  max_size=2))
+def test_a_known_head_has_the_shape_and_values_the_general_way_finds(monkeypatch, kind, which, values):
+    with monkeypatch.context() as patch:
+        known = _fresh_heads(patch)[kind]
+        _learned(kind, known)
+        head = _variant(_BASES[kind][which], values)
+        found = known.match(b"x\n" + head + b"\n\n{}", 2)
+        shape, general = http11.shape(kind, head)
+        if found is not None:
+            assert found == (shape, tuple(general), 2 + len(head) + 2)
+        # a plain value is always taken, by the branch of its own shape
+        plain = _variant(_BASES[kind][which], [b"Thu, 19 Nov 2026 10:00:00 GMT", b"31"])
+        assert known.match(plain + b"\n\n", 0) == (http11.shape(kind, plain)[0],
+                                                   tuple(http11.shape(kind, plain)[1]), len(plain) + 2)
+
+
+def test_a_known_head_is_only_one_that_ends_with_its_blank_line(monkeypatch):
+    known = _fresh_heads(monkeypatch)[b"response"]
+    _learned(b"response", known)
+    head = _BASES[b"response"][1]
+    assert known.match(head + b"\n\n", 0) is not None
+    for cut in (head, head + b"\n", head + b"\nx-more: 1\n\n", head[:-1] + b"\n\n", b"\n" + head + b"\n\n"):
+        assert known.match(cut, 0) is None
+
+
+@pytest.mark.parametrize("chunk_size", [7, 1 << 20])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 1), _VOLATILE_VALUES, _VOLATILE_VALUES),
+                min_size=1, max_size=6))
+def test_blocks_with_known_heads_read_the_same_both_ways(monkeypatch, chunk_size, variants):
+    """Blocks of heads learned from the first ones, then the same heads with other values (plain
+    ones, and ones the general way refuses or reads another way): the same exchanges or error."""
+    def block(number: int, request: bytes, response: bytes) -> bytes:
+        body = b"" if b"GET" in request else b"{}"
+        answer = b"data: 1\n\n" if b"chunked" in response else b"" if b"Length" not in response.title() else b"{}"
+        return (b"### %d \xc2\xb7 t\n" % number + _PRAGMAS + request + b"\n\n" + body + (b"\n\n" if body else b"")
+                + response + b"\n\n" + answer + (b"\n\n" if answer else b""))
+
+    blocks = [block(number, _BASES[b"request"][which], _BASES[b"response"][which])
+              for number, which in enumerate([0, 1, 2, 0, 1, 2, 2, 1, 0], start=1)]  # learned, then known
+    for number, (which, kind, first, second) in enumerate(variants, start=10):
+        request, response = _BASES[b"request"][which], _BASES[b"response"][which]
+        if kind:
+            response = _variant(response, [first, second])
+        else:
+            request = _variant(request, [first, second])
+        blocks.append(block(number, request, response))
+    with monkeypatch.context() as patch:
+        known = _fresh_heads(patch)
+        taken = []
+        for heads in known.values():
+            original = heads.match
+            patch.setattr(heads, "match", lambda buf, at, original=original: taken.append(original(buf, at))
+                          or taken[-1])
+        quick, general = _read_both(b"".join(blocks), patch, chunk_size)
+    assert quick == general
+    assert sum(found is not None for found in taken) >= 6  # the quick way took its three plain blocks so

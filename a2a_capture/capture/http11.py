@@ -50,7 +50,8 @@ class Shape:
     session's heads repeat, so their facts and parse are worked out once.
     """
 
-    __slots__ = ("chunked", "content_type", "event_stream", "grpc", "lengths", "odd", "parsed", "status_line")
+    __slots__ = ("chunked", "content_type", "event_stream", "grpc", "lengths", "odd", "parsed", "sightings",
+                 "status_line")
 
     def __init__(self, head: bytes) -> None:
         lines = head.split(b"\n")
@@ -75,6 +76,7 @@ class Shape:
         self.event_stream = is_event_stream(self.content_type)
         self.grpc = self.content_type is not None and grpc.is_grpc_type(self.content_type)
         self.parsed: tuple | None = None
+        self.sightings = 0  # heads of this shape parsed by a reader's quick way (KnownHeads.learn)
 
     def length(self, values: list[bytes], head: bytes) -> int | None:
         """The Content-Length that frames the body: None when there is none, or when a
@@ -113,11 +115,67 @@ def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
     return found, values
 
 
-def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Request:
-    """Parse a request head (lines joined by LF) of this shape, with its framed body."""
+#: a volatile value as a known head's template takes it: no white space at either end (the reader
+#: strips it), no control byte (nothing h11 or a HAR refuses), no `…` (E2 starts it): any other
+#: value leaves its head to the general way, which reads (or refuses) it
+_TEMPLATE_VALUE = rb"[ \t]*([!-~\x80-\xe1\xe3-\xff](?:[ !-~\x80-\xe1\xe3-\xff]*[!-~\x80-\xe1\xe3-\xff])?)[ \t]*"
+_TEMPLATES = 32
+
+
+class KnownHeads:
+    """The shapes of one kind of head that a session repeats, as one expression: it finds in
+    one step which of them the head in the buffer has, and that head's volatile values.
+
+    Each shape is a branch: its head with each volatile value replaced by a group that takes
+    only plain values (`_TEMPLATE_VALUE`), then the blank line after the head. A head that
+    matches a branch has that branch's shape (its text and names are the shape's) and values
+    that need no check, so it is neither split, looked up nor checked again. Only shapes seen
+    twice are taken (a head with a per-request id never repeats), at most ``_TEMPLATES``.
+    """
+
+    def __init__(self) -> None:
+        self._branches: list[bytes] = []
+        self._found: dict[int, tuple[Shape, tuple[int, ...]]] = {}  # outer group -> shape, its groups
+        self._groups = 0
+        self._pattern: re.Pattern[bytes] | None = None
+
+    def match(self, buf: bytes, at: int) -> tuple[Shape, tuple[bytes, ...], int] | None:
+        """(shape, volatile values, where the body starts) for a known head at ``at``, or None."""
+        pattern = self._pattern
+        found = pattern.match(buf, at) if pattern is not None else None
+        if found is None:
+            return None
+        shape, groups = self._found[found.lastindex]  # the branch's own group closes last
+        return shape, found.group(*groups)[2:], found.end()
+
+    def learn(self, shape: Shape, head: bytes) -> None:
+        """Take the shape of ``head`` (parsed, a plain head: LF, no cut) once it is seen twice."""
+        shape.sightings += 1
+        if (shape.sightings != 2 or len(self._branches) >= _TEMPLATES or shape.parsed is None or shape.odd
+                or shape.grpc or shape.parsed[0][3] or b"\r" in head or _CUT in head):
+            return
+        parts = _VOLATILE_LINE.split(head)  # text, name, value, ..., text: the shape's text and names
+        outer = self._groups + 1
+        values = len(parts) // 3
+        self._branches.append(b"(%s)" % b"".join(_TEMPLATE_VALUE if index % 3 == 2 else re.escape(part)
+                                                  for index, part in enumerate(parts)))
+        # the branch's group twice, so that ``group`` gives a tuple however many values there are
+        self._found[outer] = shape, (outer, outer, *range(outer + 1, outer + 1 + values))
+        self._groups = outer + values
+        self._pattern = re.compile(b"(?:%s)\n\n" % b"|".join(self._branches))
+
+
+known_heads = {b"request": KnownHeads(), b"response": KnownHeads()}
+
+
+def parse_request(shape: Shape, values: list[bytes], head: bytes | None, body: bytes, fail: Fail) -> Request:
+    """Parse a request head (lines joined by LF) of this shape, with its framed body; ``head``
+    None: the values of a known head (``KnownHeads.match``), which need no check."""
     (method, target, version, cuts), headers, volatile, _ = shape.parsed or _parse(shape, head, body, fail,
                                                                                   _parse_request_head)
-    if volatile:
+    if volatile and head is None:
+        headers = _with_values(headers, volatile, values, fail, clean=True)
+    elif volatile:
         known = _request_headers.get(head)
         if known is None:
             if len(_request_headers) >= _CACHE_SIZE:
@@ -129,9 +187,10 @@ def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, f
                            "target": target})
 
 
-def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail,
+def parse_response(shape: Shape, values: list[bytes], head: bytes | None, body: bytes, fail: Fail,
                    event_times: list[float | None] | None = None) -> Response:
-    """Parse a response head (lines joined by LF) of this shape, with its framed body.
+    """Parse a response head (lines joined by LF) of this shape, with its framed body (``head``
+    None: as ``parse_request`` takes it).
 
     A response that is no event stream has no events: the (empty) list is known already, so
     ``Response.events`` is not worked out again from its headers for every exchange.
@@ -141,7 +200,8 @@ def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, 
     if body and (status < 200 or status in _NO_BODY_STATUS):
         raise fail(f"no body after a {status} response", 0, f"{len(body)} bytes of body")
     response = built(Response, {
-        "headers": _with_values(headers, volatile, values, fail) if volatile else list(headers), "body": body,
+        "headers": _with_values(headers, volatile, values, fail, head is None) if volatile else list(headers),
+        "body": body,
         "http_version": version, "head_cuts": list(cuts) if cuts else [], "grpc_views": [], "status": status,
         "reason": reason, "event_times": [] if event_times is None else event_times, "event_notes": {}, "trailers": [],
         "grpc_status_view": None})
@@ -200,10 +260,16 @@ def is_event_stream(content_type: bytes | None) -> bool:
 _NOT_IN_VALUES = b"\x00\n\r\x0b\x0c"
 
 
-def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fail) -> list[tuple[str, str]]:
+def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fail,
+                 clean: bool = False) -> list[tuple[str, str]]:
     """A remembered head's headers with this message's own volatile values put back (``volatile``:
-    the position and name of each, for a Date the value h11 saw, and its line in the head)."""
+    the position and name of each, for a Date the value h11 saw, and its line in the head);
+    ``clean``: values a known head's template took, which need no check."""
     result = list(headers)
+    if clean:
+        for (index, name, _, _), value in zip(volatile, values, strict=True):
+            result[index] = (name, value.decode("utf-8", "surrogateescape"))
+        return result
     for (index, name, date, line), value in zip(volatile, values, strict=True):
         text = value.decode("utf-8", "surrogateescape")
         if date is None:  # a framing header: the file frames the body, so h11 never sees its value

@@ -322,6 +322,8 @@ class CaptureReader:
             request = http11.parse_request(shape, values, head, body, _quiet_failure)
         except CaptureFormatError:
             return None
+        if head is not None:
+            _KNOWN_REQUESTS.learn(shape, head)
         found = _common_message(buf, at, eof, b"response", framing.get("response-body"), _no_response_body)
         if not isinstance(found, tuple):
             return found
@@ -335,6 +337,8 @@ class CaptureReader:
             response = http11.parse_response(shape, values, head, body, _quiet_failure, times or [])
         except CaptureFormatError:
             return None
+        if head is not None:
+            _KNOWN_RESPONSES.learn(shape, head)
         exchange = built(Exchange, {
             "number": int(number), "title": title.decode("utf-8", "surrogateescape") if title else "",
             "webhook": webhook is not None, "notes": notes, "request": request, "response_notes": [],
@@ -711,6 +715,7 @@ _USUAL_START = re.compile(
     rb"(?:#@ request-body: ([0-9]{1,15}) bytes?\n)?(?:#@ response-body: ([0-9]{1,15}) bytes?\n)?"
     rb"(?:#@ event-times: ((?:[0-9]+\.[0-9]+|-)(?: (?:[0-9]+\.[0-9]+|-))*)\n)?(?![#\n])")
 _NO_FRAMING: dict[str, _Framing] = {}
+_KNOWN_REQUESTS, _KNOWN_RESPONSES = http11.known_heads[b"request"], http11.known_heads[b"response"]
 
 
 def _quiet_failure(expected: str, offset: int, found: str | None) -> CaptureFormatError:
@@ -725,17 +730,24 @@ def _common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: _Frami
 
     The head is a plain one (LF, no cut, not empty) or None; a framed body ends with a line end
     then a blank line or the end of the file, as the general reader's ``_at_body_end`` takes it.
+    The head given back is None when it is a known one (``http11.KnownHeads``): its values need
+    no check.
     """
-    stop = buf.find(b"\n\n", at)
-    if stop < 0:
-        return None if eof else _MORE
-    head = buf[at:stop]
-    if stop == at or b"\r" in head or (b"\xe2" in head and _CUT_BYTES in head):  # `…` starts with E2
-        return None
-    shape, values = http11.shape(kind, head)
-    if shape.grpc:
-        return None
-    at = stop + 2
+    known = http11.known_heads[kind].match(buf, at)
+    if known is not None:
+        shape, values, at = known
+        head = None
+    else:
+        stop = buf.find(b"\n\n", at)
+        if stop < 0:
+            return None if eof else _MORE
+        head = buf[at:stop]
+        if stop == at or b"\r" in head or (b"\xe2" in head and _CUT_BYTES in head):  # `…` starts with E2
+            return None
+        shape, values = http11.shape(kind, head)
+        if shape.grpc:
+            return None
+        at = stop + 2
     if framing is not None:
         length, encoded, _ = framing
         if encoded or length == 0:  # left to the general reader
