@@ -150,7 +150,7 @@ class Analyzer:
         self.files: list[str] = []
         self._file = ""
         self._active: list[Rule] = []
-        self._dispatch: dict[tuple[str | None, str, bool, bool], list[tuple[Rule, Callable]]] = {}
+        self._dispatch: dict[tuple[str | None, str, bool, bool], _Plan] = {}
         self._pending: list[tuple[float, int, Call]] = []  # finished calls the client may not know of yet
         #: the latest call, while no other waits: learned or put with the others when the next one starts
         self._latest: tuple[float, int, Call] | None = None
@@ -184,15 +184,22 @@ class Analyzer:
         found: list[Finding] = []
         notes = call.notes
         key = (call.operation, call.kind, call.error is not None, bool(notes))
-        rules = self._dispatch.get(key)
-        if rules is None:
-            rules = self._rules_for(key)
+        plan = self._dispatch.get(key)
+        if plan is None:
+            plan = self._plan_for(key)
+        rules, memo = plan.rules, plan.memo
         if notes:
             silenced = ignored_in_notes(notes)
             rules = [] if silenced is None else [entry for entry in rules if entry[0].id not in silenced]
+        elif memo is not None:  # set for calls with no error and no notes only
+            memo_key, anchor = memo(call, session)
+            if plan.quiet.get(memo_key, _UNKNOWN) is anchor:
+                rules, memo = plan.unmemoized, None
         for rule, check in rules:
             for hit in check(call, session) or ():
                 found.append(rule.finding(call, session, hit))
+        if memo is not None and not (found and any(finding.rule in plan.memoized for finding in found)):
+            plan.remember(memo_key, anchor)
         self._count(call, found)
         if self.keep_facts:
             self.facts.append(exchange_facts(exchange, call))
@@ -223,16 +230,16 @@ class Analyzer:
         return Analysis(findings=self.findings, calls=self.records, summary=self.summary(), exchanges=self.facts,
                         agent_names=names)
 
-    def _rules_for(self, key: tuple[str | None, str, bool, bool]) -> list[tuple[Rule, Callable]]:
+    def _plan_for(self, key: tuple[str | None, str, bool, bool]) -> _Plan:
         """The rules for calls of an operation and kind, with an error or not, with notes or not:
         each rule's check looked up once, a rule that needs what such a call lacks left out."""
         operation, kind, error, notes = key
         has = {"error"} if error else set()
         if notes:
             has.add("notes")
-        rules = self._dispatch[key] = [(rule, rule.check) for rule in self._active
-                                       if rule.applies_to(operation, kind) and rule.needs <= has]
-        return rules
+        rules = [(rule, rule.check) for rule in self._active if rule.applies_to(operation, kind) and rule.needs <= has]
+        plan = self._dispatch[key] = _Plan(rules, memoizing=not (error or notes))
+        return plan
 
     def _count(self, call: Call, found: list[Finding]) -> None:
         self._exchanges += 1
@@ -274,6 +281,30 @@ class Analyzer:
         )
 
 
+class _Plan:
+    """The rules a kind of call gets, and what they found nothing for before (see ``Rule.memo``):
+    the rules that share the first memo among them are skipped for a key they were quiet for."""
+
+    __slots__ = ("memo", "memoized", "quiet", "rules", "unmemoized")
+
+    def __init__(self, rules: list[tuple[Rule, Callable]], memoizing: bool) -> None:
+        self.rules = rules
+        memos = [rule.memo for rule, _ in rules if rule.memo is not None] if memoizing else []
+        self.memo = memos[0] if memos else None
+        self.memoized = frozenset(rule.id for rule, _ in rules if self.memo is not None and rule.memo is self.memo)
+        self.unmemoized = [entry for entry in rules if entry[0].id not in self.memoized]
+        #: key -> its anchor, for the keys the memoized rules found nothing for
+        self.quiet: dict[object, object] = {}
+
+    def remember(self, key: object, anchor: object) -> None:
+        if len(self.quiet) >= MAX_QUIET:
+            self.quiet.clear()
+        self.quiet[key] = anchor
+
+
+#: keys a plan remembers the memoized rules were quiet for, at most (a session has a few)
+MAX_QUIET = 4096
+_UNKNOWN = object()
 _SEVERITY = {severity: severity.value for severity in Severity}  # without the enum's property, once a finding
 
 

@@ -127,6 +127,11 @@ class Rule:
     #: what a call must carry for the rule to have anything to say of it: "error" (the agent
     #: answered with an error), "notes" (the exchange has notes); the engine calls it for those only
     needs: frozenset[str] = frozenset()
+    #: a key of what the check reads of a call and of the session, for a call with no error and no
+    #: notes: ``memo(call, session) -> (key, anchor)``, the anchor an object the key names by identity.
+    #: A check whose findings follow from the key alone: once it found nothing for a key, the engine
+    #: does not call it again for that key (tests/test_rule_memo.py holds every such check to its key)
+    memo: Callable[[Call, object], tuple[object, object]] | None = None
 
     def applies_to(self, operation: str | None, kind: str) -> bool:
         if self.on is None:
@@ -227,7 +232,8 @@ def ref(other, call: Call) -> str:
 
 def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, fix: str, *,
          on: tuple[str, ...] | None, kind: Kind = "predicted", lenient: str | None = None,
-         fails_as: frozenset[str] | None = None, needs: tuple[str, ...] = ()):
+         fails_as: frozenset[str] | None = None, needs: tuple[str, ...] = (),
+         memo: Callable[[Call, object], tuple[object, object]] | None = None):
     """Register a check as a rule, declared once: what it says (docs/rules.md is written from
     it), which calls it judges (``on``, ``needs``), and how its findings are judged (``kind``)."""
     if not set(needs) <= NEEDS:
@@ -237,6 +243,6 @@ def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, 
             raise ValueError(f"rule {id} is defined twice")
         RULES[id] = Rule(id, Severity(severity), title, spec, why.strip(), example.strip(), fix.strip(), check,
                          kind, lenient or Rule.lenient, frozenset(on) if on is not None else None, fails_as,
-                         frozenset(needs))
+                         frozenset(needs), memo)
         return check
     return register

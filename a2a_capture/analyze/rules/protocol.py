@@ -9,6 +9,20 @@ from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
 
 
+def interface_memo(call, session) -> tuple[tuple, object]:
+    """What the interface rules below read, for a call with no error and no notes: of the call, how
+    it is addressed and spelled (and, where the card requires credentials, whether it carries
+    them); of the session, the held card (by identity: the anchor) and the fronts it knows, which
+    decide the interfaces the call went to. Equal keys, equal findings: once these rules found
+    nothing for a key, the engine skips them for it (tests/test_rule_memo.py holds each rule to it)."""
+    held = session.held_card(call)
+    card = held.card if held is not None else None
+    credentials = _has_credentials(call, card) if card is not None and card.requires_auth else None
+    return (id(card), session.fronts_learned(), call.kind, call.agent, call.path, call.binding, call.base_path,
+            call.tenant, call.operation, call.rpc_method, call.spelled_version, call.version_header,
+            credentials, call.error is None), card
+
+
 def _matching_interfaces(call, session, loosely: bool = False):
     """The declared interfaces a call went to; ``loosely``: the one it meant, a trailing slash apart."""
     return session.interfaces_called(call, loosely)
@@ -17,6 +31,7 @@ def _matching_interfaces(call, session, loosely: bool = False):
 @rule(
     id="version-header-missing",
     on=("a2a",),
+    memo=interface_memo,
     severity="error",
     title="A 1.0 call without A2A-Version",
     spec="§3.6.1, §3.6.2",
@@ -43,6 +58,7 @@ def version_header_missing(call, session):
 @rule(
     id="method-version-mismatch",
     on=("a2a",),
+    memo=interface_memo,
     severity="error",
     title="Method or route of the wrong protocol version",
     spec="§3.6.2, §8.3.2",
@@ -128,6 +144,7 @@ def _before_0_3(call, session) -> bool:
 @rule(
     id="interface-undeclared",
     on=("a2a",),
+    memo=interface_memo,
     severity="warning",
     title="Call to an interface the card does not declare",
     spec="§8.3.2",
@@ -156,6 +173,7 @@ def interface_undeclared(call, session):
 @rule(
     id="interface-not-preferred",
     on=("a2a",),
+    memo=interface_memo,
     severity="info",
     title="A later interface used where the first speaks the same binding",
     spec="§8.3.1, §8.3.2",
@@ -187,6 +205,7 @@ def interface_not_preferred(call, session):
 @rule(
     id="tenant-not-echoed",
     on=("a2a",),
+    memo=interface_memo,
     severity="warning",
     title="Tenant of the chosen interface not sent",
     spec="§8.3.2",
@@ -228,6 +247,7 @@ def _has_credentials(call, card) -> bool:
 @rule(
     id="auth-missing",
     on=("a2a",),
+    memo=interface_memo,
     severity="error",
     title="Request without credentials to an agent that requires them",
     spec="§7.3, §3.3.2",

@@ -1,0 +1,187 @@
+"""Rules skipped by a memo (``Rule.memo``): each reads nothing of a call or the session outside its
+key, and the findings with the memo are the findings without it, on varied sessions."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from a2a_capture.analyze.engine import analyze
+from a2a_capture.analyze.findings import RULES
+from a2a_capture.analyze.rules.protocol import interface_memo
+from tests.builders import ORIGIN, block, card, fetch_card, http_request, http_response, message, rpc, write
+from tests.test_rules import CASES, DONE, SECURED, TENANT, TWO_JSONRPC, V03
+
+MEMOIZED = sorted(rule_id for rule_id, rule in RULES.items() if rule.memo is not None)
+#: what the session answers from the held card, the call's address and the fronts it knows: the key's
+_KEYED_QUESTIONS = {"held_card", "interfaces_for", "interfaces_called", "declared_versions", "address_of",
+                    "origin_of", "origins_of", "fronts_learned"}
+#: of those, the answers that change as fronts are learned
+_FRONTED = _KEYED_QUESTIONS - {"held_card", "fronts_learned"}
+#: a call's properties and methods, by the fields they read
+_DERIVED = {"is_a2a": {"kind"}, "ok": {"error", "status"}, "header": {"headers"},
+            "response_header": {"response_headers"}}
+UPSTREAM = "10.0.0.7:9000"
+BEHIND = card(supportedInterfaces=[{"url": f"http://{UPSTREAM}/rpc", "protocolBinding": "JSONRPC",
+                                    "protocolVersion": "1.0"}])
+API_KEY = card(securitySchemes={"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-Api-Key"}}},
+               securityRequirements=[{"schemes": {"key": {"list": []}}}])
+REST = card(supportedInterfaces=[{"url": f"{ORIGIN}/api", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0",
+                                  "tenant": "acme"}])
+LEGACY = {"name": "old", "url": f"{ORIGIN}/rpc", "version": "1", "capabilities": {}, "skills": [],
+          "defaultInputModes": ["text"], "defaultOutputModes": ["text"]}
+
+
+class _Reads:
+    """A proxy that notes the names read through it (and hands out the real values)."""
+
+    def __init__(self, real, names: set[str]) -> None:
+        object.__setattr__(self, "_real", real)
+        object.__setattr__(self, "_names", names)
+
+    def __getattr__(self, name: str):
+        self._names.add(name)
+        return getattr(self._real, name)
+
+
+class _SessionReads(_Reads):
+    """The session, noting the questions asked of it and what is read of the held card it gives."""
+
+    def __init__(self, real, names: set[str], held_names: set[str]) -> None:
+        super().__init__(real, names)
+        object.__setattr__(self, "_held_names", held_names)
+
+    def held_card(self, call):
+        self._names.add("held_card")
+        held = self._real.held_card(call)
+        return None if held is None else _Reads(held, self._held_names)
+
+
+def _fields(names: set[str]) -> set[str]:
+    return set().union(*(_DERIVED.get(name, {name}) for name in names))
+
+
+def _read_by(check, call, session) -> tuple[list, set[str], set[str], set[str]]:
+    call_names, session_names, held_names = set(), set(), set()
+    result = check(_Reads(call, call_names), _SessionReads(session, session_names, held_names))
+    return list(result or ()), _fields(call_names), session_names, held_names
+
+
+def _sessions(tmp_path: Path) -> list[list[Path]]:
+    """Sessions that vary everything the interface rules read: the CASES (each twice over, so that
+    keys recur), addresses, spellings, tenants, credentials, cards before 0.3, fronts learned midway."""
+    made = []
+
+    def session(name: str, *blocks: str) -> None:
+        made.append([write(tmp_path, *blocks, name=f"{name}.http")])
+
+    for rule_id, (blocks, _, near_miss) in CASES.items():
+        session(f"case-{rule_id}", *blocks, *near_miss, *blocks, *near_miss)
+    polls = [rpc(n, "GetTask", {"id": "t-1"}, result=DONE) for n in range(3, 6)]
+    session("secured", fetch_card(1, SECURED), *polls,
+            rpc(6, "GetTask", {"id": "t-1"}, result=DONE, headers=["A2A-Version: 1.0", "Authorization: Bearer x"]),
+            rpc(7, "GetTask", {"id": "t-1"}, result=DONE, headers=["A2A-Version: 1.0", "Cookie: s=1"]), *polls)
+    session("api-key", fetch_card(1, API_KEY), *polls,
+            rpc(6, "GetTask", {"id": "t-1"}, result=DONE, headers=["A2A-Version: 1.0", "X-Api-Key: k"]), *polls)
+    session("spellings", fetch_card(1, TWO_JSONRPC), *polls,
+            rpc(6, "tasks/get", {"id": "t-1"}, result=DONE, headers=["A2A-Version: 0.3"]),
+            rpc(7, "tasks/get", {"id": "t-1"}, result=DONE),
+            rpc(8, "GetTask", {"id": "t-1"}, result=DONE, headers=["A2A-Version: 0.3"]),
+            rpc(9, "GetTask", {"id": "t-1"}, result=DONE, headers=[]),
+            rpc(10, "GetTask", {"id": "t-1"}, result=DONE, path="/legacy"),
+            rpc(11, "GetTask", {"id": "t-1"}, result=DONE, path="/rpc/"),
+            rpc(12, "GetTask", {"id": "t-1"}, result=DONE, path="/other"), *polls,
+            fetch_card(13, V03), rpc(14, "GetTask", {"id": "t-1"}, result=DONE),
+            rpc(15, "tasks/get", {"id": "t-1"}, result=DONE, headers=[]), *polls)
+    session("tenant", fetch_card(1, TENANT), *polls, rpc(6, "GetTask", {"id": "t-1", "tenant": "acme"}, result=DONE),
+            rpc(7, "GetTask", {"id": "t-1", "tenant": "other"}, result=DONE), *polls)
+    rest = [block(n, "GetTask", http_request("GET", f"{path}/tasks/t-1", ["A2A-Version: 1.0"]),
+                  http_response(200, DONE))
+            for n, path in ((2, "/api"), (3, "/api/acme"), (4, "/api/acme"), (5, "/v1"), (6, "/api/acme/x"))]
+    session("rest", fetch_card(1, REST), *rest, *rest)
+    session("legacy", fetch_card(1, LEGACY, path="/.well-known/agent.json"),
+            *(rpc(n, method, {"id": "t-1", "message": message()}, result=DONE, headers=[])
+              for n, method in enumerate(["tasks/send", "tasks/get", "message/send", "GetTask", "tasks/get"], 2)))
+    behind = [rpc(n, "GetTask", {"id": "t-1"}, result=DONE) for n in range(2, 5)]
+    fronted = block(5, "GetTask", f"#@ server: {UPSTREAM}\n"
+                    + http_request("POST", "/rpc", ["Content-Type: application/json", "A2A-Version: 1.0"],
+                                   {"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": "t-1"}}),
+                    http_response(200, {"jsonrpc": "2.0", "id": 5, "result": DONE}))
+    session("fronts", fetch_card(1, BEHIND), *behind, fronted,
+            *(rpc(n, "GetTask", {"id": "t-1"}, result=DONE) for n in range(6, 9)))
+    front = block(5, "GetTask", f"#@ server: {ORIGIN.removeprefix('http://')}\n"
+                  + http_request("POST", "/rpc", ["Content-Type: application/json", "A2A-Version: 1.0"],
+                                 {"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": "t-1"}},
+                                 host="127.0.0.1:8000"),
+                  http_response(200, {"jsonrpc": "2.0", "id": 5, "result": DONE}))
+    session("fronts-late", fetch_card(1), *behind, front,  # the card's own origin turns out to be fronted
+            *(rpc(n, "GetTask", {"id": "t-1"}, result=DONE) for n in range(6, 9)))
+    made.append(sorted(Path(__file__).resolve().parent.parent.joinpath("captures").glob("*.http")))
+    return made
+
+
+def _holding_to_keys(monkeypatch) -> dict[str, int]:
+    """Every memoized rule replaced by one that checks, each time it finds nothing for a call the
+    memo covers, that it read nothing outside the key; the count of such checks by rule."""
+    checked = dict.fromkeys(MEMOIZED, 0)
+    for rule_id in MEMOIZED:
+        rule = RULES[rule_id]
+
+        def check(call, session, rule=rule):
+            hits, read, asked, held_read = _read_by(rule.check, call, session)
+            if hits or call.error is not None or call.notes:
+                return hits  # only a call with no error and no notes is memoized, and only when quiet
+            _, keyed, key_asked, _ = _read_by(lambda c, s: [rule.memo(c, s)], call, session)
+            assert read <= keyed, f"{rule.id} read {sorted(read - keyed)} of {call.label}, outside its key"
+            assert asked <= _KEYED_QUESTIONS, f"{rule.id} asked the session {sorted(asked - _KEYED_QUESTIONS)}"
+            assert key_asked <= _KEYED_QUESTIONS
+            assert not asked & _FRONTED or "fronts_learned" in key_asked, "the key leaves out the fronts"
+            assert held_read <= {"card"}, f"{rule.id} read {sorted(held_read - {'card'})} of the held card"
+            checked[rule.id] += 1
+            return hits
+
+        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(rule, check=check, memo=None))
+    return checked
+
+
+def test_the_interface_rules_are_memoized_by_one_key():
+    interface_rules = {"auth-missing", "interface-not-preferred", "interface-undeclared", "method-version-mismatch",
+                       "tenant-not-echoed", "version-header-missing"}
+    assert set(MEMOIZED) == interface_rules
+    assert {RULES[rule_id].memo for rule_id in MEMOIZED} == {interface_memo}
+
+
+def test_a_memoized_rule_reads_nothing_outside_its_key(tmp_path, monkeypatch):
+    checked = _holding_to_keys(monkeypatch)
+    for paths in _sessions(tmp_path):
+        analyze(paths)
+    assert all(count >= 20 for count in checked.values()), checked
+
+
+@pytest.mark.kit
+def test_a_memoized_rule_reads_nothing_outside_its_key_on_the_kit(kit, monkeypatch):
+    checked = _holding_to_keys(monkeypatch)
+    analyze(sorted(kit.glob("*.http")))
+    assert all(checked.values()), checked
+
+
+def test_the_memo_changes_no_finding(tmp_path, monkeypatch):
+    sessions = _sessions(tmp_path)
+    with_memo = [analyze(paths).findings for paths in sessions]
+    calls = dict.fromkeys(MEMOIZED, 0)
+    for rule_id in MEMOIZED:
+        rule = RULES[rule_id]
+
+        def counted(call, session, rule=rule):
+            calls[rule.id] += 1
+            return rule.check(call, session)
+
+        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(rule, check=counted, memo=None))
+    assert [analyze(paths).findings for paths in sessions] == with_memo
+    unmemoized = dict(calls)
+    for rule_id in MEMOIZED:  # counted again, memoized: called fewer times, for the same findings
+        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(RULES[rule_id], memo=interface_memo))
+    assert [analyze(paths).findings for paths in sessions] == with_memo
+    assert all(calls[rule_id] - unmemoized[rule_id] < unmemoized[rule_id] for rule_id in MEMOIZED), calls
