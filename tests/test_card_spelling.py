@@ -101,3 +101,57 @@ def test_a_1_0_requirement_in_its_own_shape_is_no_finding(tmp_path):
                                                                              "A2A-Version: 1.0",
                                                                              "Authorization: Bearer [redacted]"]))
     assert found == {}
+
+
+#: the card pya2a (A2A 0.1) serves at /.well-known/agent.json: no protocolVersion, a skill without tags
+PYA2A = {"name": "pya2a", "description": "a pya2a agent", "url": f"{ORIGIN}/", "version": "1.0.0",
+         "capabilities": {"streaming": True, "pushNotifications": False, "stateTransitionHistory": False},
+         "defaultInputModes": ["text"], "defaultOutputModes": ["text"],
+         "skills": [{"id": "run", "name": "Run", "description": "Runs the job it is given."}]}
+#: a2a-sdk 0.3's and 0.2's cards, as their agents serve them: nothing missing
+SDK03 = {"capabilities": {"pushNotifications": False, "streaming": True}, "defaultInputModes": ["text/plain"],
+         "defaultOutputModes": ["text/plain"], "description": "an a2a-sdk 0.3 agent", "name": "sdk03",
+         "preferredTransport": "JSONRPC", "protocolVersion": "0.3.0",
+         "skills": [{"description": "Runs the job it is given.", "id": "run", "name": "Run", "tags": ["test"]}],
+         "url": f"{ORIGIN}/", "version": "1.0.0"}
+
+
+def test_a_card_of_0_2_or_before_is_told_what_0_2_requires_and_0_1_did_not(tmp_path):
+    """Without protocolVersion a card is of 0.1 or 0.2: what 0.1 required is required; what 0.2 added
+    (skills[].tags: a2a-sdk 0.2's client refuses pya2a's card for it) is named with the version."""
+    assert parse_card(PYA2A).problems == [
+        "`skills[0].tags` is missing or not a list, which A2A 0.2 requires (0.1 did not): a 0.2 client refuses "
+        "this card"]
+    found = _findings(tmp_path, fetch_card(1, PYA2A, path="/.well-known/agent.json"))
+    assert list(found) == [("1", "card-schema")] and found[("1", "card-schema")].outcome == "advice"
+    bare = {key: value for key, value in PYA2A.items() if key not in ("url", "description")}
+    assert parse_card({**bare, "preferredTransport": "JSONRPC"}).problems == [
+        "`url` is missing or not a str",
+        "`description` is missing or not a str, which A2A 0.2 requires (0.1 did not): a 0.2 client refuses this card",
+        "`skills[0].tags` is missing or not a list, which A2A 0.2 requires (0.1 did not): a 0.2 client refuses "
+        "this card"]
+
+
+def test_a_0_3_or_0_2_card_is_told_each_required_field_it_lacks(tmp_path):
+    assert parse_card(SDK03).problems == [] and _findings(tmp_path, fetch_card(1, SDK03)) == {}
+    assert parse_card({**SDK03, "protocolVersion": "0.2.6"}).problems == []
+    lacking = {**PYA2A, "protocolVersion": "0.3.0", "provider": {"organization": "Example"},
+               "additionalInterfaces": [{"url": f"{ORIGIN}/grpc"}], "signatures": [{"protected": "eyJ9"}]}
+    del lacking["defaultOutputModes"]
+    assert parse_card(lacking).problems == [
+        "`defaultOutputModes` is missing or not a list", "`skills[0].tags` is missing or not a list",
+        "`provider.url` is missing or not a str", "`additionalInterfaces[0].transport` is missing or not a str",
+        "`signatures[0].signature` is missing or not a str"]
+    found = _findings(tmp_path, fetch_card(1, lacking))
+    assert found[("1", "card-schema")].message.startswith(
+        "the card of pya2a: `defaultOutputModes` is missing or not a list; `skills[0].tags` is missing")
+    assert found[("1", "card-schema")].message.endswith("(and 2 more)")
+
+
+def test_a_0_3_card_with_a_misspelled_required_field_is_told_the_spelling_not_that_it_is_missing():
+    spelled = {**SDK03, "default_input_modes": ["text/plain"],
+               "skills": [{"description": "d", "id": "run", "name": "Run", "tag_s": [], "tags": None}]}
+    del spelled["defaultInputModes"]
+    assert parse_card(spelled).problems == [
+        "fields in snake_case, which A2A 0.3 spells in camelCase (a client finds none of them): "
+        "`default_input_modes` for `defaultInputModes`", "`skills[0].tags` is missing or not a list"]

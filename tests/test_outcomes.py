@@ -141,10 +141,13 @@ def test_an_error_message_naming_the_predicted_refusal_counts_as_it(tmp_path):
 
 
 def _card_0_2(**extra) -> dict:
-    """A card as a2a-server 0.6 serves it: 0.2-shaped (url), no protocolVersion, at agent.json only."""
+    """A card as a2a-server 0.6 serves it: 0.2-shaped (url), no protocolVersion, at agent.json only
+    (with the fields 0.2 requires, so card-schema has nothing to say of it)."""
     from tests.builders import ORIGIN
     return {"name": "Echo", "description": "echoes", "url": f"{ORIGIN}/echo", "version": "1.0.0",
-            "capabilities": {"streaming": True}, "skills": [{"id": "echo", "name": "Echo"}], **extra}
+            "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": []}], **extra}
 
 
 def test_a_card_of_0_2_at_its_own_path_and_its_0_1_names_are_not_findings(tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from a2a_capture.analyze.engine import analyze
 from tests import stacks
 from tests.live import Recorder, free_port
 from tests.test_stacks_live import RPC, V1, assert_triples, message_03, message_10, rpc, stack, triples
@@ -43,6 +44,8 @@ def test_pya2a_client_and_mistakes_on_a_pya2a_agent(tmp_path, stack):
     assert restart.json()["result"]["status"]["state"] == "completed"  # t-1 restarted: its message appended, done again
     # 2 and 4: text parts to a card whose input modes are ["text"]: accepted, no input-mode finding
     assert_triples("pya2a", triples(output, wasted=7, fragile=1), {
+        (1, "card-schema", False),             # a 0.1 card: its skill has no tags, which 0.2 requires (advice)
+        (6, "card-schema", False),
         (3, "poll-terminal", True),            # the stream had shown t-1 completed
         (5, "cancel-terminal", True),          # tasks/send had answered t-2 completed (the agent: -32002)
         (6, "card-refetch", True),             # a second resolver, and the server set no expiry
@@ -54,6 +57,9 @@ def test_pya2a_client_and_mistakes_on_a_pya2a_agent(tmp_path, stack):
         # 13: tasks/send naming t-1, which had completed: 0.1 lets a client restart a task by its id, and this
         # agent did: no message-terminal
     })
+    schema = next(finding for finding in analyze([output]).findings if finding.rule == "card-schema")
+    assert schema.message == ("the card of pya2a: `skills[0].tags` is missing or not a list, which A2A 0.2 requires "
+                              "(0.1 did not): a 0.2 client refuses this card"), schema.message
 
 
 def test_pya2a_client_on_an_sdk03_agent(tmp_path, stack):
@@ -92,4 +98,5 @@ def test_pya2a_over_https_through_the_forward_proxy(tmp_path, stack):
     assert result["answers"][3:] == ["completed", "completed", -32002, "pya2a"], result
     assert f"https://127.0.0.1:{port}/" in output.read_text()  # the card, as the client read it
     assert_triples("pya2a-https", triples(output, wasted=3, fragile=0), {
-        (3, "poll-terminal", True), (5, "cancel-terminal", True), (6, "card-refetch", True)})
+        (1, "card-schema", False), (3, "poll-terminal", True), (5, "cancel-terminal", True),
+        (6, "card-refetch", True), (6, "card-schema", False)})

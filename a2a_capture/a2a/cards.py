@@ -207,6 +207,21 @@ _SKILL_FIELDS = (("id", str), ("name", str), ("description", str), ("tags", list
 _INTERFACE_FIELDS = (("url", str), ("protocolBinding", str), ("protocolVersion", str))
 
 
+#: required fields of a ``url``-shaped card (0.3 and before), per object, with the version that
+#: first required each (specification/json/a2a.json at v0.1.0, v0.2.x, v0.3.0): a card without
+#: protocolVersion is of 0.1 or 0.2 (0.2.5 made it required), and needs what 0.1 required; what
+#: only 0.2 added (`skills[].tags`, ...) a 0.2 client requires and a 0.1 card may lack
+REQUIRED_0_X: dict[str, tuple[tuple[str, type, str], ...]] = {
+    "": (("name", str, "0.1"), ("url", str, "0.1"), ("version", str, "0.1"), ("capabilities", dict, "0.1"),
+         ("skills", list, "0.1"), ("description", str, "0.2"), ("defaultInputModes", list, "0.2"),
+         ("defaultOutputModes", list, "0.2")),
+    "skills[]": (("id", str, "0.1"), ("name", str, "0.1"), ("description", str, "0.2"), ("tags", list, "0.2")),
+    "provider": (("organization", str, "0.1"), ("url", str, "0.2")),
+    "additionalInterfaces[]": (("url", str, "0.2"), ("transport", str, "0.2")),
+    "signatures[]": (("protected", str, "0.3"), ("signature", str, "0.3")),
+}
+
+
 #: the fields each card shape spells, per object (§2.1 for 1.0, §2.2 for 0.3): a key that is one
 #: of these in snake_case is a misspelling, and a client reading the camelCase name finds nothing
 CARD_SPELLINGS: dict[str, dict[str, frozenset[str]]] = {
@@ -237,15 +252,15 @@ CARD_SPELLINGS["both"] = {place: CARD_SPELLINGS["1.0"].get(place, frozenset())
 
 
 def schema_problems(data: dict, shape: str = "1.0") -> list[str]:
-    """Where a card breaks its version's shape: misspelled fields (any version); for 1.0 (and
-    hybrid) cards also missing or mistyped required fields, and 0.3's `security` shape under
-    1.0's `securityRequirements`."""
+    """Where a card breaks its version's shape: misspelled fields, and missing or mistyped required
+    fields (any version: a ``url``-shaped card by its protocolVersion); for 1.0 (and hybrid) cards
+    also 0.3's `security` shape under 1.0's `securityRequirements`."""
     misspelled = list(misspellings(data, shape))
     version = {"both": "1.0 and 0.3", "0.3": "0.3" if "protocolVersion" in data else "0.2"}.get(shape, shape)
     problems = [f"fields in snake_case, which A2A {version} spells in camelCase (a client finds none of them): "
                 + ", ".join(f"`{where}{key}` for `{camel}`" for where, key, camel in misspelled)] if misspelled else []
     if shape == "0.3":
-        return problems
+        return problems + list(_missing_0_x(data, {(where, camel) for where, _, camel in misspelled}))
     misspelled_here = {camel for where, _, camel in misspelled if not where}
     for name, kind, required in _CARD_FIELDS:
         if name not in data:
@@ -266,6 +281,36 @@ def schema_problems(data: dict, shape: str = "1.0") -> list[str]:
             problems.append(f"`securityRequirements[{index}]` has 0.3's `security` shape; 1.0 writes "
                             f"{{\"schemes\": {{\"{next(iter(entry))}\": {{\"list\": [...]}}}}}}")
     return problems
+
+
+def _missing_0_x(data: dict, misspelled: set[tuple[str, str]]):
+    """Required fields a ``url``-shaped card lacks (or has of another type), by its protocolVersion;
+    one without is judged as 0.1 (a field 0.2 added is named as such). A misspelled field is told
+    its spelling instead."""
+    declared = _major_minor(data.get("protocolVersion"))
+    version = declared or "0.1"
+    for place, fields in REQUIRED_0_X.items():
+        name, many, _ = place.partition("[]")
+        if not name:
+            objects = [("", data)]
+        elif many:
+            objects = [(f"{name}[{index}].", item) for index, item in enumerate(_list(data.get(name)))]
+        else:
+            objects = [(f"{name}.", data[name])] if isinstance(data.get(name), dict) else []
+        for prefix, value in objects:
+            value = _dict(value)
+            for field, kind, since in fields:
+                if isinstance(value.get(field), kind) or (prefix, field) in misspelled:
+                    continue
+                where = f"`{prefix}{field}` is missing or not a {kind.__name__}"
+                if not _before(version, _version_tuple(since)):
+                    yield where
+                elif since == "0.2" and declared is None:
+                    yield f"{where}, which A2A 0.2 requires (0.1 did not): a 0.2 client refuses this card"
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
 
 
 def misspellings(data: dict, shape: str):

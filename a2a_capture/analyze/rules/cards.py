@@ -107,9 +107,10 @@ def card_oversized(call, session):
     why="""
 Clients read the card to choose an interface and check capabilities. A card missing required
 fields (supportedInterfaces, capabilities, skills, ...) leaves them guessing, and guesses cost
-round trips. A field spelled in snake_case (`default_input_modes`, as a server that dumps its
-models without their JSON names serves it) is, to a client, a field the card does not have,
-whichever version the card is of.""",
+round trips; a client that validates the card refuses it. A card without protocolVersion is of
+0.1 or 0.2: what 0.2 added (`skills[].tags`, ...) is named as 0.2's. A field spelled in
+snake_case (`default_input_modes`, as a server that dumps its models without their JSON names
+serves it) is, to a client, a field the card does not have, whichever version the card is of.""",
     example="a 1.0 card without supportedInterfaces; a 0.3 card with supports_authenticated_extended_card",
     fix="Serve a card that validates against the AgentCard schema of its version, with camelCase names.",
     kind="advice",
