@@ -119,7 +119,57 @@ def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
 #: strips it), no control byte (nothing h11 or a HAR refuses), no `…` (E2 starts it): any other
 #: value leaves its head to the general way, which reads (or refuses) it
 _TEMPLATE_VALUE = rb"[ \t]*([!-~\x80-\xe1\xe3-\xff](?:[ !-~\x80-\xe1\xe3-\xff]*[!-~\x80-\xe1\xe3-\xff])?)[ \t]*"
+#: a Content-Length that frames the body, as ``Shape.length`` reads it
+_TEMPLATE_LENGTH = rb"[ \t]*([0-9]{1,15})[ \t]*"
 _TEMPLATES = 32
+
+
+class Known:
+    """A head parsed before, ready to make each message that has it without parsing or checking
+    it again: one whole head (its ``values`` and the body's ``length`` known), or one shape of
+    head (a template's: each message's values are the groups that matched, and the one at
+    ``length_slot`` is the Content-Length that frames the body, if any).
+    """
+
+    __slots__ = ("headers", "length", "length_slot", "shape", "start", "values", "volatile")
+
+    def __init__(self, shape: Shape, headers: tuple, values: tuple | None, length: int | None,
+                 length_slot: int | None = None) -> None:
+        self.shape = shape
+        self.start = shape.parsed[0]  # (method, target, version, cuts) or (status, reason, version, cuts)
+        self.volatile = shape.parsed[2]
+        self.headers, self.values, self.length, self.length_slot = headers, values, length, length_slot
+
+    def length_of(self, values: tuple[bytes, ...]) -> int | None:
+        """The Content-Length that frames the body of a message with this head (``Shape.length``)."""
+        if self.values is not None:
+            return self.length
+        return None if self.length_slot is None else int(values[self.length_slot])
+
+    def headers_of(self, values: tuple[bytes, ...]) -> list[tuple[str, str]]:
+        """The headers of a message with this head (and these volatile values)."""
+        if self.values is not None:
+            return list(self.headers)
+        return _put_values(self.headers, self.volatile, values)
+
+    def request(self, values: tuple[bytes, ...], body: bytes) -> Request:
+        """What ``parse_request`` gives for a message with this head."""
+        method, target, version, _ = self.start
+        return built(Request, {"headers": self.headers_of(values), "body": body, "http_version": version,
+                               "head_cuts": [], "grpc_views": [], "method": method, "target": target})
+
+    def response(self, values: tuple[bytes, ...], body: bytes, event_times: list[float | None]) -> Response | None:
+        """What ``parse_response`` gives for a message with this head; None where it refuses the body."""
+        status, reason, version, _ = self.start
+        if body and (status < 200 or status in _NO_BODY_STATUS):
+            return None
+        response = built(Response, {
+            "headers": self.headers_of(values), "body": body, "http_version": version, "head_cuts": [],
+            "grpc_views": [], "status": status, "reason": reason, "event_times": event_times, "event_notes": {},
+            "trailers": [], "grpc_status_view": None})
+        if not self.shape.parsed[3]:
+            response.__dict__["events"] = []  # as parse_response
+        return response
 
 
 class KnownHeads:
@@ -127,55 +177,65 @@ class KnownHeads:
     one step which of them the head in the buffer has, and that head's volatile values.
 
     Each shape is a branch: its head with each volatile value replaced by a group that takes
-    only plain values (`_TEMPLATE_VALUE`), then the blank line after the head. A head that
-    matches a branch has that branch's shape (its text and names are the shape's) and values
-    that need no check, so it is neither split, looked up nor checked again. Only shapes seen
-    twice are taken (a head with a per-request id never repeats), at most ``_TEMPLATES``.
+    only plain values (`_TEMPLATE_VALUE`, `_TEMPLATE_LENGTH`), then the blank line after the
+    head. A head that matches a branch has that branch's shape (its text and names are the
+    shape's) and values that need no check, so it is neither split, looked up nor checked
+    again. Only shapes seen twice are taken (a head with a per-request id never repeats), at
+    most ``_TEMPLATES``.
     """
 
     def __init__(self) -> None:
         self._branches: list[bytes] = []
-        self._found: dict[int, tuple[Shape, tuple[int, ...]]] = {}  # outer group -> shape, its groups
+        self._found: dict[int, tuple[Known, tuple[int, ...]]] = {}  # outer group -> its head, its groups
         self._groups = 0
         self._pattern: re.Pattern[bytes] | None = None
 
-    def match(self, buf: bytes, at: int) -> tuple[Shape, tuple[bytes, ...], int] | None:
-        """(shape, volatile values, where the body starts) for a known head at ``at``, or None."""
+    def match(self, buf: bytes, at: int) -> tuple[Known, tuple[bytes, ...], int] | None:
+        """(its head, its volatile values, where the body starts) for a known head at ``at``, or None."""
         pattern = self._pattern
         found = pattern.match(buf, at) if pattern is not None else None
         if found is None:
             return None
-        shape, groups = self._found[found.lastindex]  # the branch's own group closes last
-        return shape, found.group(*groups)[2:], found.end()
+        known, groups = self._found[found.lastindex]  # the branch's own group closes last
+        return known, found.group(*groups)[2:], found.end()
 
     def learn(self, shape: Shape, head: bytes) -> None:
         """Take the shape of ``head`` (parsed, a plain head: LF, no cut) once it is seen twice."""
         shape.sightings += 1
         if (shape.sightings != 2 or len(self._branches) >= _TEMPLATES or shape.parsed is None or shape.odd
-                or shape.grpc or shape.parsed[0][3] or b"\r" in head or _CUT in head):
+                or shape.grpc or shape.parsed[0][3] or len(shape.lengths) > 1 or b"\r" in head or _CUT in head):
             return
         parts = _VOLATILE_LINE.split(head)  # text, name, value, ..., text: the shape's text and names
         outer = self._groups + 1
         values = len(parts) // 3
-        self._branches.append(b"(%s)" % b"".join(_TEMPLATE_VALUE if index % 3 == 2 else re.escape(part)
-                                                  for index, part in enumerate(parts)))
+        length = None if shape.chunked or not shape.lengths else shape.lengths[0]
+        self._branches.append(b"(%s)" % b"".join(
+            re.escape(part) if index % 3 != 2 else _TEMPLATE_LENGTH if index // 3 == length else _TEMPLATE_VALUE
+            for index, part in enumerate(parts)))
         # the branch's group twice, so that ``group`` gives a tuple however many values there are
-        self._found[outer] = shape, (outer, outer, *range(outer + 1, outer + 1 + values))
+        self._found[outer] = (Known(shape, shape.parsed[1], None, None, length),
+                              (outer, outer, *range(outer + 1, outer + 1 + values)))
         self._groups = outer + values
         self._pattern = re.compile(b"(?:%s)\n\n" % b"|".join(self._branches))
 
 
 known_heads = {b"request": KnownHeads(), b"response": KnownHeads()}
+#: request heads a reader's quick way parsed, whole (a client repeats its calls, lengths too)
+seen_requests: dict[bytes, Known] = {}
 
 
-def parse_request(shape: Shape, values: list[bytes], head: bytes | None, body: bytes, fail: Fail) -> Request:
-    """Parse a request head (lines joined by LF) of this shape, with its framed body; ``head``
-    None: the values of a known head (``KnownHeads.match``), which need no check."""
+def seen_request(shape: Shape, values: list[bytes], head: bytes, request: Request) -> None:
+    """Remember a plain request head (LF, no cut) the quick way parsed into ``request``."""
+    if len(seen_requests) >= _CACHE_SIZE:
+        seen_requests.clear()
+    seen_requests[head] = Known(shape, tuple(request.headers), tuple(values), shape.length(values, head))
+
+
+def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Request:
+    """Parse a request head (lines joined by LF) of this shape, with its framed body."""
     (method, target, version, cuts), headers, volatile, _ = shape.parsed or _parse(shape, head, body, fail,
                                                                                   _parse_request_head)
-    if volatile and head is None:
-        headers = _with_values(headers, volatile, values, fail, clean=True)
-    elif volatile:
+    if volatile:
         known = _request_headers.get(head)
         if known is None:
             if len(_request_headers) >= _CACHE_SIZE:
@@ -187,10 +247,9 @@ def parse_request(shape: Shape, values: list[bytes], head: bytes | None, body: b
                            "target": target})
 
 
-def parse_response(shape: Shape, values: list[bytes], head: bytes | None, body: bytes, fail: Fail,
+def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail,
                    event_times: list[float | None] | None = None) -> Response:
-    """Parse a response head (lines joined by LF) of this shape, with its framed body (``head``
-    None: as ``parse_request`` takes it).
+    """Parse a response head (lines joined by LF) of this shape, with its framed body.
 
     A response that is no event stream has no events: the (empty) list is known already, so
     ``Response.events`` is not worked out again from its headers for every exchange.
@@ -200,8 +259,7 @@ def parse_response(shape: Shape, values: list[bytes], head: bytes | None, body: 
     if body and (status < 200 or status in _NO_BODY_STATUS):
         raise fail(f"no body after a {status} response", 0, f"{len(body)} bytes of body")
     response = built(Response, {
-        "headers": _with_values(headers, volatile, values, fail, head is None) if volatile else list(headers),
-        "body": body,
+        "headers": _with_values(headers, volatile, values, fail) if volatile else list(headers), "body": body,
         "http_version": version, "head_cuts": list(cuts) if cuts else [], "grpc_views": [], "status": status,
         "reason": reason, "event_times": [] if event_times is None else event_times, "event_notes": {}, "trailers": [],
         "grpc_status_view": None})
@@ -260,16 +318,10 @@ def is_event_stream(content_type: bytes | None) -> bool:
 _NOT_IN_VALUES = b"\x00\n\r\x0b\x0c"
 
 
-def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fail,
-                 clean: bool = False) -> list[tuple[str, str]]:
+def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fail) -> list[tuple[str, str]]:
     """A remembered head's headers with this message's own volatile values put back (``volatile``:
-    the position and name of each, for a Date the value h11 saw, and its line in the head);
-    ``clean``: values a known head's template took, which need no check."""
+    the position and name of each, for a Date the value h11 saw, and its line in the head)."""
     result = list(headers)
-    if clean:
-        for (index, name, _, _), value in zip(volatile, values, strict=True):
-            result[index] = (name, value.decode("utf-8", "surrogateescape"))
-        return result
     for (index, name, date, line), value in zip(volatile, values, strict=True):
         text = value.decode("utf-8", "surrogateescape")
         if date is None:  # a framing header: the file frames the body, so h11 never sees its value
@@ -278,6 +330,14 @@ def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fai
         elif text != date and value not in _checked:
             _check_value(name, value, fail)
         result[index] = (name, text)
+    return result
+
+
+def _put_values(headers: tuple, volatile: tuple, values: tuple[bytes, ...]) -> list[tuple[str, str]]:
+    """``_with_values`` for values that need no check (a known head's)."""
+    result = list(headers)
+    for (index, name, _, _), value in zip(volatile, values, strict=True):
+        result[index] = (name, value.decode("utf-8", "surrogateescape"))
     return result
 
 

@@ -242,13 +242,15 @@ def built(cls: type[M], values: dict) -> M:
         raise TypeError(f"{cls.__name__}: every field is needed, missing {fields - set(values)}")
     model = _new(cls)
     _set(model, "__dict__", values)
-    _set_fields(model, fields.copy())
+    _set_fields(model, fields)
     _set_extra(model, None)
     _set_private(model, None)
     return model
 
 
-#: each model's fields: the set pydantic keeps of those given (all of them), copied for each model
+#: each model's fields: the set pydantic keeps of those given (all of them), one set shared by every
+#: model ``built``: pydantic only ever adds a field's name to it (a field set), which it holds
+#: already, and copies it for a copy of the model
 _FIELDS = {cls: set(cls.model_fields) for cls in (Request, Response, ExchangeMeta, Exchange)}
 _new = object.__new__
 _set = object.__setattr__

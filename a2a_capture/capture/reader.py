@@ -309,35 +309,63 @@ class CaptureReader:
                 return None
             webhook, number, title = header.groups()
             framing, times, notes, meta = preamble.framing, preamble.times, preamble.notes, preamble.meta
-        found = _common_message(buf, at, eof, b"request", framing.get("request-body"), _unframed_request_body)
-        if not isinstance(found, tuple):
-            return found
-        head, shape, values, body, at = found
+        # the request: a head seen whole before (a client repeats its calls), of a known shape, or another
+        stop = buf.find(b"\n\n", at)
+        known = http11.seen_requests.get(buf[at:stop]) if stop > at else None
+        if known is not None:
+            values, at = known.values, stop + 2
+        elif (found := _KNOWN_REQUESTS.match(buf, at)) is not None:
+            known, values, at = found
+        if known is not None:
+            found = _body(buf, at, eof, known.length_of(values), framing.get("request-body"), _unframed_request_body)
+            if not isinstance(found, tuple):
+                return found
+            body, at = found
+            request = known.request(values, body)
+        else:
+            found = _common_message(buf, at, eof, b"request", framing.get("request-body"), _unframed_request_body)
+            if not isinstance(found, tuple):
+                return found
+            head, shape, values, body, at = found
+            try:
+                request = http11.parse_request(shape, values, head, body, _quiet_failure)
+            except CaptureFormatError:
+                return None
+            _KNOWN_REQUESTS.learn(shape, head)
+            http11.seen_request(shape, values, head, request)
         size = len(buf)
         while at < size and buf[at] == _LF:  # blank lines before the response
             at += 1
         if at == size:
             return None if eof else _MORE
-        try:
-            request = http11.parse_request(shape, values, head, body, _quiet_failure)
-        except CaptureFormatError:
-            return None
-        if head is not None:
-            _KNOWN_REQUESTS.learn(shape, head)
-        found = _common_message(buf, at, eof, b"response", framing.get("response-body"), _no_response_body)
-        if not isinstance(found, tuple):
-            return found
-        head, shape, values, body, at = found
-        if not shape.status_line:
-            return None
+        # the response: a head of a known shape, or another
+        if (found := _KNOWN_RESPONSES.match(buf, at)) is not None:
+            known, values, at = found
+            found = _body(buf, at, eof, known.length_of(values), framing.get("response-body"), _no_response_body)
+            if not isinstance(found, tuple):
+                return found
+            body, at = found
+            shape = known.shape
+        else:
+            known = None
+            found = _common_message(buf, at, eof, b"response", framing.get("response-body"), _no_response_body)
+            if not isinstance(found, tuple):
+                return found
+            head, shape, values, body, at = found
+            if not shape.status_line:
+                return None
         self._next_start = _USUAL_START.match(buf, at)  # the next block, as the next call looks for it
         if self._next_start is None and (next_header := _common_next_block(buf, at, eof)) is not True:
             return next_header
-        try:
-            response = http11.parse_response(shape, values, head, body, _quiet_failure, times or [])
-        except CaptureFormatError:
-            return None
-        if head is not None:
+        if known is not None:
+            response = known.response(values, body, times or [])
+            if response is None:
+                return None
+        else:
+            try:
+                response = http11.parse_response(shape, values, head, body, _quiet_failure, times or [])
+            except CaptureFormatError:
+                return None
             _KNOWN_RESPONSES.learn(shape, head)
         exchange = built(Exchange, {
             "number": int(number), "title": title.decode("utf-8", "surrogateescape") if title else "",
@@ -730,46 +758,44 @@ def _common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: _Frami
 
     The head is a plain one (LF, no cut, not empty) or None; a framed body ends with a line end
     then a blank line or the end of the file, as the general reader's ``_at_body_end`` takes it.
-    The head given back is None when it is a known one (``http11.KnownHeads``): its values need
-    no check.
     """
-    known = http11.known_heads[kind].match(buf, at)
-    if known is not None:
-        shape, values, at = known
-        head = None
-    else:
-        stop = buf.find(b"\n\n", at)
-        if stop < 0:
-            return None if eof else _MORE
-        head = buf[at:stop]
-        if stop == at or b"\r" in head or (b"\xe2" in head and _CUT_BYTES in head):  # `…` starts with E2
-            return None
-        shape, values = http11.shape(kind, head)
-        if shape.grpc:
-            return None
-        at = stop + 2
+    stop = buf.find(b"\n\n", at)
+    if stop < 0:
+        return None if eof else _MORE
+    head = buf[at:stop]
+    if stop == at or b"\r" in head or (b"\xe2" in head and _CUT_BYTES in head):  # `…` starts with E2
+        return None
+    shape, values = http11.shape(kind, head)
+    if shape.grpc:
+        return None
+    found = _body(buf, stop + 2, eof, None if framing else shape.length(values, head), framing, unframed)
+    return (head, shape, values, *found) if isinstance(found, tuple) else found
+
+
+def _body(buf: bytes, at: int, eof: bool, length: int | None, framing: _Framing | None, unframed):
+    """The body at ``at``, framed by ``framing`` or else ``length`` (a Content-Length), else read by
+    ``unframed``: (body, where what follows starts), None or ``_MORE``. A framed body ends with a
+    line end then a blank line or the end of the file, as the general reader's ``_at_body_end``
+    takes it."""
     if framing is not None:
         length, encoded, _ = framing
         if encoded or length == 0:  # left to the general reader
             return None
-    else:
-        length = shape.length(values, head)
-        if length is None:
-            found = unframed(buf, at, eof)
-            return (head, shape, values, *found) if isinstance(found, tuple) else found
+    elif length is None:
+        return unframed(buf, at, eof)
     end = at + length
     if buf[end:end + 2] == b"\n\n":
-        return head, shape, values, buf[at:end], end + 2
+        return buf[at:end], end + 2
     size = len(buf)
     for _ in range(2):  # the body's line end, then a blank line, or the end of the file
         if end >= size:
             if not eof:
                 return _MORE
-            return (head, shape, values, buf[at:at + length], end) if end == size else None
+            return (buf[at:at + length], end) if end == size else None
         if buf[end] != _LF:
             return None
         end += 1
-    return head, shape, values, buf[at:at + length], end
+    return buf[at:at + length], end
 
 
 def _no_response_body(buf: bytes, at: int, eof: bool) -> tuple[bytes, int]:
