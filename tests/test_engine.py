@@ -223,3 +223,35 @@ def test_a_capture_broken_partway_hands_over_every_finding_before_the_break(tmp_
     with pytest.raises(CaptureFormatError):
         analyze([path], on_finding=streamed.append)
     assert [finding.exchange for finding in streamed] == [str(number) for number in range(3, count + 3)]
+
+
+def test_the_summary_counts_what_the_calls_and_findings_show(tmp_path):
+    """The engine counts by plan and by (rule, severity, outcome); the summary is what counting each
+    call and each finding one by one gives, in the order first seen."""
+    from collections import Counter
+    from pathlib import Path
+
+    from a2a_capture.a2a import spec
+    examples = sorted(Path(__file__).resolve().parent.parent.joinpath("captures").glob("*.http"))
+    cases = [write(tmp_path, *blocks, *near_miss, name=f"{rule_id}.http")
+             for rule_id, (blocks, _, near_miss) in sorted(CASES.items())]
+    for paths in (examples, cases, [*cases, *examples]):
+        analysis = analyze(paths)
+        calls, findings, summary = analysis.calls, analysis.findings, analysis.summary
+        operations = Counter(call.operation or call.kind for call in calls)
+        assert list(summary.calls_by_operation.items()) == list(operations.items())
+        assert summary.exchanges == len(calls)
+        assert summary.errors == sum(call.error is not None for call in calls)
+        assert summary.streams == sum(call.operation in spec.STREAMING_OPERATIONS for call in calls)
+        for counted, field in ((summary.findings_by_rule, "rule"), (summary.findings_by_outcome, "outcome")):
+            assert list(counted.items()) == list(Counter(getattr(f, field) for f in findings).items())
+        assert list(summary.findings_by_severity.items()) == list(Counter(f.severity.value for f in findings).items())
+        wasted: dict = {}
+        for finding in findings:
+            if finding.wasted:
+                wasted.setdefault((finding.file, finding.exchange), finding.cost)
+        fragile = {(f.file, f.exchange) for f in findings if f.outcome == "fragile"} - wasted.keys()
+        assert (summary.wasted_round_trips, summary.fragile_round_trips) == (len(wasted), len(fragile))
+        costs = [cost for cost in wasted.values() if cost is not None]
+        assert summary.wasted_seconds == (round(sum(costs), 6) if costs else None)
+        assert summary.errors and summary.findings_by_outcome.keys() == {"wasted", "fragile", "advice"}

@@ -145,3 +145,35 @@ def test_xml_text_and_attributes_are_escaped_as_saxutils_escapes_them():
     for text in ['a & b < c > d "e"\r\n\t', "&amp; &lt;", "<&>", "", "plain"]:
         assert machine.escape(text) == escape(text)
         assert machine.escape(text, entities) == escape(text, entities)
+
+
+def test_text_lines_written_together_are_the_lines_of_each_finding(tmp_path):
+    """The text writer writes its lines a few dozen at a time: the same text as a line per finding, and
+    each line as `where` places it (a line number, a flow's place, or the exchange)."""
+    findings = analyze([*CAPTURES, late_card(tmp_path)]).findings * 5
+    assert len(findings) > 2 * machine.TextWriter.LINES
+    out = io.StringIO()
+    writer = machine.TextWriter(out)
+    for number, finding in enumerate(findings, start=1):
+        writer.finding(finding)
+        assert out.getvalue().count("\n") == number // machine.TextWriter.LINES * machine.TextWriter.LINES
+    writer.flush()
+    assert out.getvalue() == "".join(machine.line(finding) + "\n" for finding in findings)
+    for finding in findings[:5]:
+        for place in ({}, {"line": None, "flow": 3}, {"line": None, "flow": None}):
+            moved = finding.model_copy(update=place)
+            for judged in (True, False):
+                tag = f" [{moved.outcome}]" if judged and moved.outcome != "advice" else ""
+                assert machine.line(moved, judged) == (f"{machine.where(moved)} {moved.severity.value} {moved.rule}"
+                                                       f"{tag} {moved.message} (exchange {moved.exchange})")
+
+
+def test_text_findings_before_an_unreadable_block_are_written_before_its_error(tmp_path):
+    done = task("t-1", "TASK_STATE_COMPLETED")
+    polls = [rpc(number, "GetTask", {"id": "t-1"}, result=done) for number in range(2, 9)]
+    path = write(tmp_path, rpc(1, "SendMessage", {"message": message()}, result={"task": done}),
+                 *polls, "### 9 · broken\ngarbage\n")
+    result = run("analyze", "--format", "text", str(path))
+    assert result.returncode == 2
+    assert result.stdout.decode().count("poll-terminal") == 7
+    assert "line" in result.stderr.decode() and "Traceback" not in result.stderr.decode()

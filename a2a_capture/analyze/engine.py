@@ -144,9 +144,10 @@ class Analyzer:
         self.facts: list[ExchangeFacts] = []
         self.keep_calls, self.keep_findings, self.keep_facts = keep_calls, keep_findings, keep_facts
         self.on_call = on_call
-        self._by_rule: Counter[str] = Counter()
-        self._by_severity: Counter[str] = Counter()
-        self._by_outcome: Counter[str] = Counter()
+        #: findings by (rule, severity, outcome), in the order first found: the summary's counts
+        self._tally: dict[tuple[str, Severity, str], int] = {}
+        #: every plan of the session, in the order made: each counts its calls
+        self._plans: list[_Plan] = []
         self.files: list[str] = []
         self._file = ""
         self._active: list[Rule] = []
@@ -155,8 +156,6 @@ class Analyzer:
         #: the latest call, while no other waits: learned or put with the others when the next one starts
         self._latest: tuple[float, int, Call] | None = None
         self._index = 0
-        self._exchanges = self._errors = self._streams = 0
-        self._operations: Counter[str] = Counter()
         self._wasted: dict[tuple[str, str], float | None] = {}
         self._fragile: set[tuple[str, str]] = set()
 
@@ -165,6 +164,8 @@ class Analyzer:
         self._file = file
         self.files.append(file)
         self._active = self.config.active(file)
+        for plan in self._dispatch.values():  # kept for their counts only
+            plan.quiet.clear()
         self._dispatch = {}
 
     def feed(self, exchange: Exchange, call: Call | None = None) -> list[Finding]:
@@ -198,9 +199,15 @@ class Analyzer:
         for rule, check in rules:
             for hit in check(call, session) or ():
                 found.append(rule.finding(call, session, hit))
-        if memo is not None and not (found and any(finding.rule in plan.memoized for finding in found)):
+        plan.calls += 1
+        if found:
+            if memo is not None and not any(finding.rule in plan.memoized for finding in found):
+                plan.remember(memo_key, anchor)
+            self._count(found)
+        elif memo is not None:
             plan.remember(memo_key, anchor)
-        self._count(call, found)
+        if self.keep_calls or self.on_call is not None:
+            self._record(call)
         if self.keep_facts:
             self.facts.append(exchange_facts(exchange, call))
         end = start + call.duration if start is not None and call.duration is not None else None
@@ -238,43 +245,61 @@ class Analyzer:
         if notes:
             has.add("notes")
         rules = [(rule, rule.check) for rule in self._active if rule.applies_to(operation, kind) and rule.needs <= has]
-        plan = self._dispatch[key] = _Plan(rules, memoizing=not (error or notes))
+        plan = self._dispatch[key] = _Plan(key, rules, memoizing=not (error or notes))
+        self._plans.append(plan)
         return plan
 
-    def _count(self, call: Call, found: list[Finding]) -> None:
-        self._exchanges += 1
-        self._operations[call.operation or call.kind] += 1
-        self._errors += call.error is not None
-        self._streams += call.operation in spec.STREAMING_OPERATIONS
+    def _count(self, found: list[Finding]) -> None:
+        """One call's findings, counted (they share its place: file and exchange)."""
         if self.keep_findings:
             self.findings += found
+        tally, wasted, fragile = self._tally, None, False
         for finding in found:
-            self._by_rule[finding.rule] += 1
-            self._by_severity[_SEVERITY[finding.severity]] += 1
-            self._by_outcome[finding.outcome] += 1
-            place = (finding.file, finding.exchange)
-            if finding.wasted:
-                self._wasted.setdefault(place, finding.cost)
+            key = (finding.rule, finding.severity, finding.outcome)
+            tally[key] = tally.get(key, 0) + 1
+            if wasted is None and finding.wasted:
+                wasted = finding
             elif finding.outcome == "fragile":
-                self._fragile.add(place)
-        if self.keep_calls or self.on_call is not None:
-            record = _record(call, self.session)
-            if self.keep_calls:
-                self.records.append(record)
-            if self.on_call is not None:
-                self.on_call(record)
+                fragile = True
+        place = (found[0].file, found[0].exchange)
+        if wasted is not None:
+            self._wasted.setdefault(place, wasted.cost)
+        if fragile:
+            self._fragile.add(place)
+
+    def _record(self, call: Call) -> None:
+        record = _record(call, self.session)
+        if self.keep_calls:
+            self.records.append(record)
+        if self.on_call is not None:
+            self.on_call(record)
 
     def summary(self) -> Summary:
         costs = [cost for cost in self._wasted.values() if cost is not None]
+        operations: Counter[str] = Counter()
+        errors = streams = 0
+        for plan in self._plans:  # in the order made: the order each operation was first seen
+            operation, kind, error, _ = plan.key
+            if plan.calls:
+                operations[operation or kind] += plan.calls
+            errors += plan.calls if error else 0
+            streams += plan.calls if operation in spec.STREAMING_OPERATIONS else 0
+        by_rule: Counter[str] = Counter()
+        by_severity: Counter[str] = Counter()
+        by_outcome: Counter[str] = Counter()
+        for (rule, severity, outcome), count in self._tally.items():  # in the order first found
+            by_rule[rule] += count
+            by_severity[_SEVERITY[severity]] += count
+            by_outcome[outcome] += count
         return Summary(
             files=list(self.files),
-            exchanges=self._exchanges,
-            calls_by_operation=dict(self._operations),
-            errors=self._errors,
-            streams=self._streams,
-            findings_by_rule=dict(self._by_rule),
-            findings_by_severity=dict(self._by_severity),
-            findings_by_outcome=dict(self._by_outcome),
+            exchanges=sum(operations.values()),
+            calls_by_operation=dict(operations),
+            errors=errors,
+            streams=streams,
+            findings_by_rule=dict(by_rule),
+            findings_by_severity=dict(by_severity),
+            findings_by_outcome=dict(by_outcome),
             wasted_round_trips=len(self._wasted),
             wasted_seconds=round(sum(costs), 6) if costs else None,
             fragile_round_trips=len(self._fragile - self._wasted.keys()),
@@ -285,10 +310,12 @@ class _Plan:
     """The rules a kind of call gets, and what they found nothing for before (see ``Rule.memo``):
     the rules that share the first memo among them are skipped for a key they were quiet for."""
 
-    __slots__ = ("memo", "memoized", "quiet", "rules", "unmemoized")
+    __slots__ = ("calls", "key", "memo", "memoized", "quiet", "rules", "unmemoized")
 
-    def __init__(self, rules: list[tuple[Rule, Callable]], memoizing: bool) -> None:
-        self.rules = rules
+    def __init__(self, key: tuple[str | None, str, bool, bool], rules: list[tuple[Rule, Callable]],
+                 memoizing: bool) -> None:
+        self.key, self.rules = key, rules
+        self.calls = 0  # calls judged by it: the summary counts them by operation
         memos = [rule.memo for rule, _ in rules if rule.memo is not None] if memoizing else []
         self.memo = memos[0] if memos else None
         self.memoized = frozenset(rule.id for rule, _ in rules if self.memo is not None and rule.memo is self.memo)

@@ -61,8 +61,13 @@ class Finding(BaseModel):
     outcome: Literal["wasted", "fragile", "advice"] = "advice"
 
 
-_FIELDS = frozenset(Finding.model_fields)
-_set = object.__setattr__
+_FIELDS = set(Finding.model_fields)  # copied for each finding: pydantic's set of the fields given (all)
+_new = object.__new__
+#: pydantic's own slots, set as ``object.__setattr__`` sets them, without looking them up each time
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _finding(values: dict) -> Finding:
@@ -72,11 +77,11 @@ def _finding(values: dict) -> Finding:
     equal to the validated model."""
     if len(values) != len(_FIELDS):  # a field added to Finding and not given here: validated, as before
         return Finding(**values)
-    finding = object.__new__(Finding)
-    _set(finding, "__dict__", values)
-    _set(finding, "__pydantic_fields_set__", set(_FIELDS))
-    _set(finding, "__pydantic_extra__", None)
-    _set(finding, "__pydantic_private__", None)
+    finding = _new(Finding)
+    _set_dict(finding, values)
+    _set_fields(finding, _FIELDS.copy())
+    _set_extra(finding, None)
+    _set_private(finding, None)
     return finding
 
 
@@ -150,19 +155,22 @@ class Rule:
         """The finding a hit of this rule's check makes on ``call``."""
         held = session.held_card(call)
         agent_name = held.card.name if held is not None and held.card.name else call.agent
-        outcome = judge(hit.kind or self.kind, call, self.fails_as)
+        kind = hit.kind or self.kind
+        outcome = "wasted" if kind == "redundant" else judge(kind, call, self.fails_as)
         message = hit.message
         if outcome == "fragile" and call.error is not None:  # say only what a strict agent does: this one
             strict = (hit.lenient or self.lenient).partition("; ")[2]  # failed, so what it let through is unknown
             message += f"; not refused for this (it failed with {call.error.name}); {strict}"
         elif outcome == "fragile":
             message += f"; it worked because {hit.lenient or self.lenient}"
-        related = hit.related
+        labels, locations = [], []
+        for earlier in hit.related or ():  # one loop, no comprehension's frame: most findings cite one exchange
+            labels.append(earlier.label)
+            locations.append((earlier.file, earlier.label, earlier.line))
         return _finding({
             "rule": self.id, "severity": self.severity, "title": self.title, "message": message, "spec": self.spec,
             "file": call.file, "exchange": call.label, "number": call.number, "line": call.line, "flow": call.flow,
-            "related": [r.label for r in related] if related else [],
-            "related_locations": [(r.file, r.label, r.line) for r in related] if related else [],
+            "related": labels, "related_locations": locations,
             "cost": call.duration if outcome != "advice" else None, "operation": call.operation,
             "agent": call.agent, "agent_name": agent_name, "wasted": outcome == "wasted", "outcome": outcome,
         })

@@ -57,8 +57,11 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
             show_error(message)
             unreadable += 1
 
-        analysis = analyze_many(files, configuration, on_finding=found, on_failure=failed,
-                                on_call=writer.call if output_format == "json" else None, **sessions)
+        try:
+            analysis = analyze_many(files, configuration, on_finding=found, on_failure=failed,
+                                    on_call=writer.call if output_format == "json" else None, **sessions)
+        finally:  # what was found before a capture that cannot be read is written before its error
+            writer.flush()
         if not unreadable:
             require_exchanges(analysis, files, allow_empty)
         writer.end(analysis)

@@ -46,6 +46,9 @@ class Writer:
     def finding(self, finding: Finding) -> None:
         """A finding as it is found."""
 
+    def flush(self) -> None:
+        """Write out what waits to be written (the findings so far), where the format writes as it goes."""
+
     def call(self, record: CallRecord) -> None:
         """An exchange's call as it is read (only JSON lists them)."""
 
@@ -111,26 +114,47 @@ def text(analysis: Analysis) -> str:
 
 
 class TextWriter(Writer):
-    """A line per finding at once; the summary after a blank line."""
+    """A line per finding as found, written out a few dozen lines at a time (and by ``flush``);
+    the summary after a blank line."""
+
+    #: lines that wait at most before they are written together
+    LINES = 64
 
     def __init__(self, out: TextIO) -> None:
         super().__init__(out)
         self.any = False
+        self.waiting: list[str] = []
 
     def finding(self, finding: Finding) -> None:
-        self.out.write(line(finding) + "\n")
-        self.any = True
+        waiting = self.waiting
+        waiting.append(line(finding))
+        if len(waiting) >= self.LINES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.waiting:
+            self.out.write("\n".join(self.waiting) + "\n")
+            self.waiting.clear()
+            self.any = True
 
     def end(self, analysis: Analysis) -> None:
+        self.flush()
         self.out.write(("\n" if self.any else "") + "\n".join(summary_lines(analysis)))
+
+
+_WORD = {severity: severity.value for severity in Severity}  # without the enum's property, once a finding
 
 
 def line(finding: Finding, judged: bool = True) -> str:
     """One finding as a text line, `file:LINE: severity rule …` with the line its exchange starts on,
     so editors and CI annotations jump there; a wasted or fragile round trip says so after the rule id."""
-    outcome = f" [{finding.outcome}]" if judged and finding.outcome != "advice" else ""
-    return (f"{where(finding)} {finding.severity.value} {finding.rule}{outcome} {finding.message} "
-            f"(exchange {finding.exchange})")
+    outcome = finding.outcome
+    tag = f" [{outcome}]" if judged and outcome != "advice" else ""
+    if finding.line is not None:  # where(finding), as one f-string makes it: the common case
+        return (f"{finding.file}:{finding.line}: {_WORD[finding.severity]} {finding.rule}{tag} {finding.message} "
+                f"(exchange {finding.exchange})")
+    return f"{where(finding)} {_WORD[finding.severity]} {finding.rule}{tag} {finding.message} " \
+           f"(exchange {finding.exchange})"
 
 
 def where(finding: Finding) -> str:
