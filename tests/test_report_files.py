@@ -20,7 +20,7 @@ def test_each_file_names_the_file_of_every_exchange_a_finding_mentions():
     messages = [f.message for f in model.findings]
     assert not [m for m in messages if re.search(r"\bexchange \d", m, re.IGNORECASE)], messages
     push = next(f for f in model.findings if f.rule == "capability-push")
-    assert "whose card (09-mistakes #7) has no capabilities.pushNotifications" in push.message
+    assert "whose card (09-mistakes #7) says capabilities.pushNotifications: false" in push.message
     assert any("04-polling #2 asked to return immediately" in m for m in messages)
     markdown = render.render(model, "md")
     assert "whose card (09-mistakes \\#7)" in markdown and "(exchange 7)" not in markdown

@@ -75,4 +75,9 @@ def test_a_hybrid_card_is_quoted_by_both_its_fields(tmp_path):
         -32004, "UNSUPPORTED_OPERATION", "Agent does not support authenticated extended card.")))
     [finding] = analyze([capture]).findings
     assert finding.rule == "capability-extended-card" and finding.wasted, finding
+    assert "whose card (exchange 1) says supportsAuthenticatedExtendedCard: false;" in finding.message
+    del hybrid["supportsAuthenticatedExtendedCard"]  # silent: named by either version's field
+    capture = write(tmp_path, fetch_card(1, hybrid), rpc(2, "GetExtendedAgentCard", {}, error=error(
+        -32004, "UNSUPPORTED_OPERATION", "Agent does not support authenticated extended card.")), name="silent.http")
+    [finding] = analyze([capture]).findings
     assert "has no capabilities.extendedAgentCard or supportsAuthenticatedExtendedCard;" in finding.message

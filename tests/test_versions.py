@@ -8,7 +8,7 @@ import pytest
 
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.engine import analyze
-from tests.builders import ORIGIN, block, error, fetch_card, http_request, http_response, message, rpc, write
+from tests.builders import ORIGIN, block, card, error, fetch_card, http_request, http_response, message, rpc, write
 
 PLAIN = ["Content-Type: application/json"]  # a 0.x client sends no A2A-Version
 CARD_03 = {"name": "old", "description": "A 0.3 agent.", "url": f"{ORIGIN}/rpc", "protocolVersion": "0.3.0",
@@ -82,6 +82,27 @@ def test_a_03_card_is_quoted_with_its_own_field_names(tmp_path):
     assert "has no supportsAuthenticatedExtendedCard" in finding.message
     assert "capabilities.extendedAgentCard" not in finding.message
     assert "AuthenticatedExtendedCardNotConfiguredError" in finding.message
+
+
+@pytest.mark.parametrize("capabilities, says", [
+    ({}, "has no capabilities.streaming"),
+    ({"streaming": False}, "says capabilities.streaming: false"),
+    ({"streaming": None}, "says capabilities.streaming: null"),
+    ({"streaming": "true"}, 'says capabilities.streaming: "true"'),  # a string is not true either
+    ({"streaming": ["x" * 60]}, "says capabilities.streaming: …"),
+])
+def test_a_capability_is_worded_as_the_card_states_it(tmp_path, capabilities, says):
+    """A card silent about streaming and one that declines it (`streaming: false`) are told apart."""
+    blocks = [fetch_card(1, card(capabilities=capabilities)),
+              rpc(2, "SendStreamingMessage", {"message": message()}, error=error(-32004, "UNSUPPORTED_OPERATION"))]
+    [finding] = analyze([write(tmp_path, *blocks)]).findings
+    assert finding.rule == "capability-streaming" and finding.wasted
+    assert finding.message == f"SendStreamingMessage on probe, whose card (exchange 1) {says}; the agent answered " \
+                              "UnsupportedOperationError"
+    inline = {"message": message(), "configuration": {"pushNotificationConfig": {"url": "http://127.0.0.1:9/h"}}}
+    pushed = [fetch_card(1, card(capabilities={"pushNotifications": False})), rpc(2, "SendMessage", inline)]
+    [advice] = analyze([write(tmp_path, *pushed, name="push.http")]).findings
+    assert "(exchange 1) says capabilities.pushNotifications: false: no webhook will come" in advice.message
 
 
 def test_an_sse_error_event_with_a_jsonrpc_envelope_is_read_as_the_error(tmp_path):

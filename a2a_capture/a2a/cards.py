@@ -62,6 +62,9 @@ class Card(BaseModel):
     streaming: bool = False
     push_notifications: bool = False
     extended_card: bool = False
+    #: capability -> how the card states it ("capabilities.streaming: false"), for each it sets: a
+    #: capability that is off was declined, where a card without the field is silent
+    stated: dict[str, str] = Field(default_factory=dict)
     required_extensions: list[str] = Field(default_factory=list)
     default_input_modes: list[str] = Field(default_factory=list)
     default_output_modes: list[str] = Field(default_factory=list)
@@ -121,6 +124,7 @@ def parse_card(data: object, raw: bytes = b"") -> Card:
         push_notifications=capabilities.get("pushNotifications") is True,
         extended_card=capabilities.get("extendedAgentCard") is True
         or data.get("supportsAuthenticatedExtendedCard") is True,
+        stated=_stated(data, capabilities),
         required_extensions=[_str(ext.get("uri")) for ext in _list(capabilities.get("extensions"))
                              if isinstance(ext, dict) and ext.get("required") is True],
         default_input_modes=_strings(data.get("defaultInputModes")),
@@ -132,6 +136,23 @@ def parse_card(data: object, raw: bytes = b"") -> Card:
         problems=schema_problems(data, shape),
     )
     return card
+
+
+#: where a card sets each capability: (capability, where, field); 0.3 wrote the extended card's at the top
+_CAPABILITY_PLACES = (("streaming", "capabilities.", "streaming"),
+                      ("pushNotifications", "capabilities.", "pushNotifications"),
+                      ("extendedAgentCard", "capabilities.", "extendedAgentCard"),
+                      ("extendedAgentCard", "", "supportsAuthenticatedExtendedCard"))
+
+
+def _stated(data: dict, capabilities: dict) -> dict[str, str]:
+    said: dict[str, list[str]] = {}
+    for capability, where, name in _CAPABILITY_PLACES:
+        holder = capabilities if where else data
+        if name in holder:
+            value = json.dumps(holder[name])
+            said.setdefault(capability, []).append(f"{where}{name}: {value if len(value) <= 40 else '…'}")
+    return {capability: " and ".join(words) for capability, words in said.items()}
 
 
 def _interfaces(data: dict) -> list[Interface]:

@@ -17,15 +17,21 @@ def _gated(capability_rule: str):
         gate = spec.GATES.get(call.operation)
         if gate is not None and gate.rule == capability_rule and not held.card.capability(gate.capability):
             answer = f"; the agent answered {call.error.name}" if call.error else ""
-            field = spec.capability_field(gate.capability, held.card.shape)
             yield Hit(f"{call.operation} on {held.card.name or call.agent}, whose card ("
-                      f"{ref(held.fetch, call)}) has no {field}{answer}", [held.fetch])
+                      f"{ref(held.fetch, call)}) {_lacks(held.card, gate.capability)}{answer}", [held.fetch])
         elif (capability_rule == "capability-push" and call.inline_push
               and not held.card.push_notifications):
             yield Hit(f"{call.operation} carries a push notification config, but the card of "
-                      f"{held.card.name or call.agent} ({ref(held.fetch, call)}) has no "
-                      "capabilities.pushNotifications: no webhook will come", [held.fetch], kind="advice")
+                      f"{held.card.name or call.agent} ({ref(held.fetch, call)}) "
+                      f"{_lacks(held.card, 'pushNotifications')}: no webhook will come", [held.fetch], kind="advice")
     return check
+
+
+def _lacks(card, capability: str) -> str:
+    """How the card left a capability out: in its own words where it set it ("says
+    capabilities.streaming: false"), or by the field its version would have set."""
+    stated = card.stated.get(capability)
+    return f"says {stated}" if stated else f"has no {spec.capability_field(capability, card.shape)}"
 
 
 rule(
