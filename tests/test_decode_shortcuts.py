@@ -1,10 +1,14 @@
 """decode's shortcuts give what the general readings give: targets as urlsplit splits them, times
-as the meta's datetimes say, JSON as the careful check-then-parse reads it, and a stream's frames
-read alike whether or not its body lets most of them be skipped unread."""
+as the meta's datetimes say, JSON as the careful check-then-parse reads it, a stream's frames
+read alike whether or not its body lets most of them be skipped unread, and the plain path for
+the commonest exchange gives every field the general path gives (on the kit, the example
+captures, both bench sessions and hand-made variants)."""
 
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -15,6 +19,8 @@ from a2a_capture import nesting
 from a2a_capture.a2a import decode as decode_module
 from a2a_capture.a2a.decode import _json, _json_checked, _split_target, card_of, decode, task_states
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response
+from a2a_capture.sources import exchanges
+from tests.builders import block, card, fetch_card, http_request, http_response, rpc, write
 
 _TARGET_CHARS = st.sampled_from([*"/?#=&%[]:@ \t\r\nab01.-_~", "é", "\x00"])
 
@@ -81,6 +87,36 @@ def test_task_states_in_document_order_up_to_the_limit():
     assert [task for task, _ in task_states(many, limit=3)] == ["0", "1", "2"]
 
 
+_STATE_WORDS = st.sampled_from(["TASK_STATE_WORKING", "completed", "failed", "nonsense", 3, None])
+_KEYS = st.sampled_from(["id", "taskId", "status", "state", "result", "task", "statusUpdate", "history",
+                         "artifacts", "message", "metadata", "parts", "tasks", "x"])
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from(["t-1", "t-2", ""]), _STATE_WORDS),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_KEYS, inner, max_size=4),
+                            st.fixed_dictionaries({"state": _STATE_WORDS})),
+    max_leaves=25)
+
+
+@given(_JSON, st.integers(min_value=1, max_value=4))
+def test_task_states_read_straight_down_a_chain_as_the_walk_reads_them(value, limit):
+    assert task_states(value, limit) == decode_module._walk_states(value, limit)
+
+
+def test_task_states_chains_and_branches_alike():
+    chain = {"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "a", "status": {"state": "working"},
+                                                           "history": [{"id": "h", "status": {"state": "failed"}}],
+                                                           "nested": {"taskId": "b",
+                                                                      "status": {"state": "completed"}}}}}
+    branching = {"a": {"id": "a", "status": {"state": "working"}}, "b": [{"id": "b", "status": {"state": "failed"}}]}
+    forked = {"result": {"a": {"id": "a", "status": {"state": "working"}}, "b": {"id": "b", "status": {
+        "state": "failed"}}}}
+    for value in (chain, branching, forked, [chain, branching], None, "text"):
+        for limit in (1, 2, 500):
+            assert task_states(value, limit) == decode_module._walk_states(value, limit)
+    assert task_states(chain) == [("a", "TASK_STATE_WORKING"), ("b", "TASK_STATE_COMPLETED")]
+    assert task_states(forked) == [("a", "TASK_STATE_WORKING"), ("b", "TASK_STATE_FAILED")]
+
+
 def _stream(frames: list[str]) -> Exchange:
     send = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
             "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
@@ -136,3 +172,161 @@ def test_the_same_card_bytes_are_the_same_card(padding):
     assert card_of(json.loads(raw), bytes(bytearray(raw))) is first
     other = json.dumps({**data, "name": "other"}).encode()
     assert card_of(json.loads(other), other).name == "other"
+
+
+# -- the plain path: the commonest exchange read straight through -----------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def _same_both_ways(exchange, file: str = "f.http") -> bool:
+    """The plain path gives, field by field and in the same order, what the general path gives;
+    False where it hands the exchange to the general path."""
+    plain = decode_module._decode_plain(exchange, file)
+    general = decode_module._decode(exchange, file)
+    assert vars(decode(exchange, file)) == vars(general)
+    if plain is None:
+        return False
+    assert list(vars(plain)) == list(vars(general))
+    for name, value in vars(general).items():
+        mine = getattr(plain, name)
+        assert mine == value or repr(mine) == repr(value), (exchange.number, name, mine, value)  # NaN
+    return True
+
+
+def _all_read_both_ways(paths) -> tuple[int, int]:
+    taken = total = 0
+    for path in paths:
+        for exchange in exchanges(path):
+            taken += _same_both_ways(exchange, str(path))
+            total += 1
+    return taken, total
+
+
+@pytest.mark.kit
+def test_the_kit_decodes_the_same_by_the_plain_path(kit):
+    taken, total = _all_read_both_ways(sorted(kit.glob("*.http")))
+    assert total > 50 and taken > total // 4
+
+
+def test_the_example_captures_decode_the_same_by_the_plain_path():
+    taken, total = _all_read_both_ways(sorted([*(ROOT / "captures").glob("*.http"),
+                                               *(ROOT / "tests" / "data").glob("*.http")]))
+    assert total > 20 and taken > 0
+
+
+@pytest.mark.parametrize("shape", ["new", "recurring"])
+def test_bench_sessions_decode_the_same_by_the_plain_path(tmp_path, shape):
+    from analyze import generate  # bench/analyze.py's sessions: streams, webhooks, cards, polls, sends
+
+    path = tmp_path / f"{shape}.http"
+    generate(shape, path, tmp_path / "index", 400_000, seed=3)
+    taken, total = _all_read_both_ways([path])
+    # every JSON-RPC call of both shapes (their streams too): all but card fetches, webhooks and ListTasks' GETs
+    assert taken > total // 2
+
+
+_TASK = {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}
+_PLAIN_VARIANTS = [
+    rpc(1, "GetTask", {"id": "t-1"}, result=_TASK),
+    rpc(1, "GetTask", {"id": "t-1", "tenant": "acme", "historyLength": 2},
+        result={**_TASK, "history": [{"taskId": "h", "status": {"state": "completed"}}],
+                "artifacts": [{"parts": [{"text": "x"}]}], "extra": {"id": "t-2", "status": {"state": "failed"}}}),
+    rpc(1, "tasks/get", {"id": "t-1"}, result={"id": "t-1", "status": {"state": "completed"}, "kind": "task"},
+        headers=["Content-Type: application/json"]),
+    rpc(1, "message/send", {"message": {"messageId": "m", "role": "user", "parts": [
+        {"kind": "text", "text": "hi"}, {"kind": "file", "file": {"mimeType": "Image/PNG", "bytes": "AA=="}}],
+        "taskId": "t-1", "contextId": "c-1"}, "configuration": {"pushNotificationConfig": {"url": "http://h/"}}},
+        result={"id": "t-1", "status": {"state": "submitted"}}, headers=["Content-Type: application/json",
+                                                                          "A2A-Version: 0.3"]),
+    rpc(1, "SendMessage", {"message": {"messageId": "m", "parts": [{"mediaType": "text/csv; x=1", "raw": "AA"},
+                                                                  {"data": {}}, "odd"]},
+                           "configuration": {"taskPushNotificationConfig": {}}}, result={"message": {}}),
+    rpc(1, "tasks/send", {"id": "t-1", "message": {"role": "user", "parts": [{"type": "text", "text": "hi"}]}},
+        result={"id": "t-1", "status": {"state": "completed"}}, headers=["Content-Type: application/json"]),
+    rpc(1, "SendMessage", {"request": {"message_id": "m", "task_id": "t", "context_id": "c", "content": [
+        {"text": "x"}]}}, result=_TASK),
+    rpc(1, "GetTask", {"id": "t-9"}, error={"code": -32001, "message": "Task not found",
+                                             "data": [{"reason": "TASK_NOT_FOUND"}]}),
+    rpc(1, "tasks/cancel", {"id": "t-9"}, error={"code": -32002, "message": "task already completed"},
+        headers=["Content-Type: application/json", "A2A-Version: 0.3"]),
+    rpc(1, "CancelTask", {"id": "t-9"}, error={"code": "UNSUPPORTED_OPERATION", "message": "no"}),
+    rpc(1, "ListTasks", {}, result={"tasks": [_TASK, {"id": "t-2", "status": {"state": "canceled"}}],
+                                    "nextPageToken": ""}),
+    rpc(1, "ListTasks", {"pageToken": "p"}, result={"tasks": [], "nextPageToken": "n"}),
+    rpc(1, "GetExtendedAgentCard", {}, result=card(name="extended")),
+    rpc(1, "GetExtendedAgentCard", {}, result={"name": 3}),
+    rpc(1, "NoSuchMethod", [], result=None),
+    rpc(1, "GetTask", {"id": 7}, result=[_TASK, {"status": "bad"}, 3]),
+    rpc(1, "GetTask", {"id": "t-1"}, result=_TASK, path="/rpc?debug=1&x=%20y"),
+    rpc(1, "GetTask", {"id": "t-1"}, result=_TASK, path="http://agent.example:8443/rpc"),
+    rpc(1, "GetTask", {"id": "t-1"}, result=_TASK, notes=["recorded over TLS to LOCALHOST:9001"]),
+    rpc(1, "GetTask", {"id": "t-1"}, result=_TASK, notes=["recorded over TLS to upstream.example:443", "other"]),
+    rpc(1, "GetTask", {"id": "t-1"}, result=_TASK, host="[::1]:9001"),
+    rpc(1, "GetTask", {"id": "t-1"}, result=_TASK, headers=["content-type: application/json; charset=utf-8",
+                                                             "a2a-version: 1.0", "A2A-Version: 0.3"]),
+    rpc(1, "SendStreamingMessage", {"message": {"messageId": "m", "parts": [{"text": "hi"}]}},
+        events=[{"task": _TASK}, {"artifactUpdate": {"taskId": "t-1", "artifact": {"parts": [{"text": "a"}]}}},
+                {"statusUpdate": {"taskId": "t-1", "status": {"state": "TASK_STATE_COMPLETED"}}}]),
+    rpc(1, "SubscribeToTask", {"id": "t-1"}, events=[{"statusUpdate": {"taskId": "t-1", "status": {
+        "state": "TASK_STATE_FAILED"}, "note": "caf\u00e9"}}]),
+    rpc(1, "message/stream", {"message": {"messageId": "m", "parts": []}}, events=[],
+        headers=["Content-Type: application/json", "A2A-Version: 0.3"]),
+    block(1, "error frame", http_request("POST", "/rpc", ["Content-Type: application/json", "A2A-Version: 0.3"],
+                                         {"jsonrpc": "2.0", "id": 1, "method": "tasks/resubscribe",
+                                          "params": {"id": "t"}}),
+          http_response(200, ": ping\n\nevent: error\ndata: {\"jsonrpc\": \"2.0\", \"id\": 1, \"error\": "
+                        "{\"code\": -32001, \"message\": \"gone\"}}\n\n", content_type="text/event-stream")),
+    block(1, "problem", http_request("POST", "/rpc", ["Content-Type: application/json"],
+                                     {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}}),
+          http_response(503, {"title": "busy", "detail": "the task has already ended"}, reason="Busy")),
+    block(1, "not json back", http_request("POST", "/rpc", ["Content-Type: application/json"],
+                                           {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}}),
+          http_response(401, "<html>no</html>", content_type="text/html", reason="Unauthorized")),
+    block(1, "nothing back", http_request("POST", "/rpc", ["Content-Type: application/json"],
+                                          {"method": "GetTask", "params": {"id": "t"}}),
+          http_response(204, None, reason="No Content")),
+]
+#: exchanges the plain path hands to the general path (the general path reads them)
+_GENERAL_VARIANTS = [
+    fetch_card(1),
+    block(1, "batch", http_request("POST", "/rpc", ["Content-Type: application/json"],
+                                   [{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}}]),
+          http_response(200, [{"jsonrpc": "2.0", "id": 1, "result": _TASK}])),
+    block(1, "not json", http_request("POST", "/rpc", ["Content-Type: application/json"], "{oops"),
+          http_response(200, {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse"}})),
+    block(1, "rest", http_request("POST", "/message:send", ["Content-Type: application/json"],
+                                  {"message": {"messageId": "m", "parts": [{"text": "x"}]}}),
+          http_response(200, {"task": _TASK})),
+    block(1, "no answer", http_request("POST", "/rpc", ["Content-Type: application/json"],
+                                       {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}})),
+    block(1, "encoded", http_request("POST", "/rpc", ["Content-Type: application/json", "Content-Encoding: identity"],
+                                     {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}}),
+          http_response(200, {"jsonrpc": "2.0", "id": 1, "result": _TASK})),
+    rpc(1, "GetTask", {"id": "t-1"}, result=_TASK).replace("POST /rpc", "post /rpc"),
+]
+
+
+@pytest.mark.parametrize("text", _PLAIN_VARIANTS)
+def test_plain_variants_decode_the_same_by_the_plain_path(tmp_path, text):
+    path = write(tmp_path, text)
+    assert _all_read_both_ways([path]) == (1, 1)
+
+
+@pytest.mark.parametrize("text", _GENERAL_VARIANTS)
+def test_other_exchanges_are_left_to_the_general_path(tmp_path, text):
+    path = write(tmp_path, text)
+    assert _all_read_both_ways([path]) == (0, 1)
+
+
+def test_a_late_stream_a_webhook_and_grpc_are_left_to_the_general_path(tmp_path):
+    late = _stream([_WORKING])
+    late.late_stream, late.late_body = 1, f"{_DONE}\n\n".encode()
+    hook = _stream([_WORKING])
+    hook.webhook = True
+    sent, answered = _stream([_WORKING]), _stream([_WORKING])
+    sent.request.headers = [("Host", "a:1"), ("Content-Type", "application/grpc")]
+    answered.response.headers = [("Content-Type", "Application/GRPC+proto")]
+    assert not any(_same_both_ways(exchange) for exchange in (late, hook, sent, answered))
+    assert _same_both_ways(_stream([_WORKING, ": ping", _DONE]))

@@ -141,6 +141,9 @@ _FACTORIES = tuple((f.name, f.default_factory) for f in fields(Call) if f.defaul
 #: one copy of this
 _DEFAULTS = {**{f.name: f.default for f in fields(Call) if f.default is not MISSING},
              **{name: None for name, _ in _FACTORIES}}
+#: what ``_decode_plain`` starts from: the fields of a plain JSON-RPC call that are the same for all,
+#: every other field (in ``decode``'s order) set after
+_PLAIN = {**_DEFAULTS, "kind": "jsonrpc", "method": "POST", "binding": "JSONRPC", "number": None, "label": None}
 #: list and dict fields that ``_read`` always sets
 _SET_BY_READ = ("query", "notes", "headers", "response_headers")
 
@@ -160,6 +163,12 @@ def decode(exchange: Exchange, file: str = "") -> Call:
     Frames this block shows for an earlier stream become ``late_states``, so a session can
     apply them where they happened.
     """
+    call = _decode_plain(exchange, file)
+    return _decode(exchange, file) if call is None else call
+
+
+def _decode(exchange: Exchange, file: str) -> Call:
+    """``decode`` by the general path, whatever the exchange."""
     # every field's default, each list or dict that decoding may fill in its own (``_read``
     # sets the other list and dict fields first thing)
     values = _DEFAULTS.copy()
@@ -172,6 +181,86 @@ def decode(exchange: Exchange, file: str = "") -> Call:
         _read_facts(call)
     call = _new(Call)
     _set(call, "__dict__", values)  # as ``fixed``
+    return call
+
+
+def _decode_plain(exchange: Exchange, file: str) -> Call | None:
+    """The commonest exchange read straight through: a JSON-RPC POST answered with JSON or an SSE
+    stream, neither body encoded, no gRPC, no late frames; what ``_read`` makes of it, with none
+    of the branches for other kinds of exchange. None for anything else (the general path reads it).
+
+    The models' fields are read from their ``__dict__`` (where pydantic keeps them): an attribute
+    of a model costs several dictionary lookups (pydantic defines ``__getattr__``), and a call
+    reads some twenty of them.
+    """
+    fields = exchange.__dict__
+    request, answer = fields["request"].__dict__, fields["response"]
+    if answer is None or request["method"] != "POST" or fields["webhook"] or fields["late_stream"] is not None:
+        return None
+    response = answer.__dict__
+    request_headers, response_headers = request["headers"], response["headers"]
+    sent, got = _first_values(request_headers), _first_values(response_headers)
+    sent_type, content_type = sent.get("content-type"), got.get("content-type")
+    if ("content-encoding" in sent or "content-encoding" in got
+            or (sent_type is not None and "grpc" in sent_type.lower())
+            or (content_type is not None and "grpc" in content_type.lower())):
+        return None
+    body, body_error = _json(request["body"])
+    if not isinstance(body, dict) or ("jsonrpc" not in body and ("method" not in body or "params" not in body)):
+        return None
+    method = body.get("method")
+    if not isinstance(method, str):
+        method = None
+    operation, spelled, task_path = _SPELLINGS.get(method, _UNSPELLED)
+    params = body.get("params")
+    if not isinstance(params, dict):
+        params = {}
+    values = _PLAIN.copy()  # a copy of a dict is quick; a literal of every field, several times slower
+    values["task_id"] = task_id = _str(_dig(params, task_path))
+    if "message" in params or "request" in params:
+        (values["message_id"], values["task_id"], values["context_id"], values["part_media_types"],
+         values["inline_push"]) = _message_facts(params, task_id)
+    else:
+        values["part_media_types"] = []
+    status, version = response["status"], sent.get(_VERSION_HEADER)
+    values["operation"], values["rpc_method"], values["spelled_version"] = operation, method, spelled
+    values["version_header"] = version  # the version the call spoke, which reading its errors asks
+    streamed = content_type is not None and _media_type(content_type) == _EVENT_STREAM
+    if streamed:
+        answered, events = None, answer.events
+        frames = [frame for frame in events if not frame.is_ping] if None in map(_DATA, events) else events
+        values["streamed"], values["events"] = True, len(frames)
+    else:
+        answered = _json(response["body"])[0]
+    values["error"] = error = _error_in(answered, status, version or spelled)
+    if streamed:
+        draft = _new(_Draft)
+        draft.__dict__ = values
+        _read_results(draft, None, frames, response["body"])
+    else:
+        values["states"] = states = task_states(answered)
+        if states and values["task_id"] is None:
+            values["task_id"] = states[0][0]
+        if operation in _FACT_OPERATIONS:
+            values["extended_card"], values["last_page"] = _facts(
+                operation, error is None and (status < 300 or status == 304), answered)
+    notes = [*fields["notes"], *fields["response_notes"], *fields["trailing_notes"]]
+    tls = next((match.group(1).lower() for note in notes if (match := _TLS_NOTE.match(note))),
+               None) if notes else None
+    scheme, netloc, path, query = _split_target(request["target"])
+    meta = fields["meta"]
+    values["agent"], values["upstream"] = _origins(scheme, netloc, sent.get("host"), meta.__dict__["server"], tls)
+    if meta.__dict__["start"]:
+        values["started"], values["duration"] = meta.times()
+    values["file"], values["title"], values["line"] = file, fields["title"], fields["line"]
+    values["flow"], values["path"], values["tenant"] = fields["flow"], path or "/", _str(params.get("tenant"))
+    values["request_json"], values["request_json_error"] = body, body_error
+    values["status"], values["response_json"], values["query"] = status, answered, parse_qs(query) if query else {}
+    values["params"], values["late_states"], values["notes"] = params, [], notes
+    values["headers"], values["response_headers"] = list(request_headers), list(response_headers)
+    values["number"], values["label"] = fields["number"], exchange.label
+    call = _new(Call)
+    _set(call, "__dict__", values)
     return call
 
 
@@ -248,13 +337,19 @@ _FACT_OPERATIONS = frozenset({"GetExtendedAgentCard", "ListTasks"})
 
 def _read_facts(call) -> None:
     """What later calls will ask of this one's bodies, taken out once."""
-    if call.operation == "GetExtendedAgentCard" and call.ok and isinstance(call.response_json, dict):
-        result = call.response_json.get("result", call.response_json)
+    call.extended_card, call.last_page = _facts(call.operation, call.ok, call.response_json)
+
+
+def _facts(operation: str | None, ok: bool, response: object) -> tuple[Card | None, bool]:
+    """(the extended card a GetExtendedAgentCard returned, whether a ListTasks answer was its last page)."""
+    if operation == "GetExtendedAgentCard" and ok and isinstance(response, dict):
+        result = response.get("result", response)
         if isinstance(result, dict) and "name" in result:
-            call.extended_card = card_of(result)
-    elif call.operation == "ListTasks" and isinstance(call.response_json, dict):
-        result = call.response_json.get("result", call.response_json)
-        call.last_page = isinstance(result, dict) and result.get("nextPageToken", None) == ""
+            return card_of(result), False
+    elif operation == "ListTasks" and isinstance(response, dict):
+        result = response.get("result", response)
+        return None, isinstance(result, dict) and result.get("nextPageToken", None) == ""
+    return None, False
 
 
 _CARDS: dict[bytes | tuple[str, bytes], Card] = {}
@@ -314,14 +409,10 @@ def _read_jsonrpc(call: Call, frames: list, content: bytes) -> bool:
     if isinstance(body, dict):
         method = body.get("method")
         call.rpc_method = method = method if isinstance(method, str) else None
-        if method in _OPERATION_NAMES:
-            call.operation, call.spelled_version = method, "1.0"
-        elif method in spec.LEGACY_METHODS:
-            call.operation, call.spelled_version = spec.LEGACY_METHODS[method]
+        call.operation, call.spelled_version, path = _SPELLINGS.get(method, _UNSPELLED)
         params = body.get("params")
         call.params = params = params if isinstance(params, dict) else {}
         call.tenant = _str(params.get("tenant"))
-        path = spec.METHOD_TASK_ID_PARAM.get(method, ())  # by the method's name: 0.1 names it `id`
         call.task_id = _str(_dig(params, path))
         _read_message(call, params)
     _read_error(call)
@@ -329,7 +420,11 @@ def _read_jsonrpc(call: Call, frames: list, content: bytes) -> bool:
     return True
 
 
-_OPERATION_NAMES = frozenset(spec.OPERATIONS)
+#: a JSON-RPC method name -> (operation, the version its spelling implies, where its params name
+#: the task: by the method's own name, as 0.1 names it `id`)
+_SPELLINGS = {method: (*spelled, spec.METHOD_TASK_ID_PARAM.get(method, ())) for method, spelled in
+              {**spec.LEGACY_METHODS, **{name: (name, "1.0") for name in spec.OPERATIONS}}.items()}
+_UNSPELLED = (None, None, ())
 
 
 def _read_rest(call: Call, frames: list, content: bytes) -> bool:
@@ -425,22 +520,33 @@ def _base_matches(base: str, bases: list[str]) -> bool:
 
 
 def _read_message(call: Call, params: dict) -> None:
+    if "message" in params or "request" in params:
+        (call.message_id, call.task_id, call.context_id, call.part_media_types,
+         call.inline_push) = _message_facts(params, call.task_id)
+
+
+def _message_facts(params: dict, task_id: str | None) -> tuple[str | None, str | None, str | None, list[str], bool]:
+    """(message id, task id, context id, media types of its parts, whether it asks for pushes inline)
+    of the message a send carries; ``task_id`` is the one found before, which the message's does not override."""
     message = params.get("message") or params.get("request")
     if not isinstance(message, dict):
-        return
-    call.message_id = _str(message.get("messageId") or message.get("message_id"))
-    call.task_id = call.task_id or _str(message.get("taskId") or message.get("task_id"))
-    call.context_id = _str(message.get("contextId") or message.get("context_id"))
+        return None, task_id, None, [], False
+    media_types = []
     parts = message.get("parts") if isinstance(message.get("parts"), list) else message.get("content")
     for part in parts if isinstance(parts, list) else []:
         if isinstance(part, dict):
             media = part_media_type(part)
             if media:
-                call.part_media_types.append(media)
+                media_types.append(media)
     configuration = params.get("configuration")
     if isinstance(configuration, dict):
         push = configuration.get("taskPushNotificationConfig") or configuration.get("pushNotificationConfig")
-        call.inline_push = isinstance(push, dict) and bool(push)
+        inline_push = isinstance(push, dict) and bool(push)
+    else:
+        inline_push = False
+    return (_str(message.get("messageId") or message.get("message_id")),
+            task_id or _str(message.get("taskId") or message.get("task_id")),
+            _str(message.get("contextId") or message.get("context_id")), media_types, inline_push)
 
 
 def part_media_type(part: dict) -> str | None:
@@ -506,10 +612,11 @@ def _read_frames(call: Call, frames: list, states: list, offsets: list) -> None:
             if not (has_states or frame.event == "error" or '"error"' in text):
                 continue  # nothing below would read it (most frames of a stream): not parsed at all
         data = _frame_json(frame)
+        pre_1 = _pre_1(call.version_header or call.spelled_version)
         if isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
-            call.error = _error_from(data["error"], None, _pre_1(call))  # a JSON-RPC envelope, any event
+            call.error = _error_from(data["error"], None, pre_1)  # a JSON-RPC envelope, any event
         elif frame.event == "error" and call.error is None:
-            call.error = _error_from(data, None, _pre_1(call))
+            call.error = _error_from(data, None, pre_1)
         if has_states:
             shown = task_states(data)
             states += shown
@@ -524,6 +631,33 @@ _ESCAPE = re.compile(rb"\\u")
 
 def task_states(value: object, limit: int = 500) -> list[tuple[str, str]]:
     """(task id, canonical state) for every task or status update in a JSON value."""
+    # the usual answer is a chain of objects, each holding at most one more that may hold a task
+    # (envelope, result, task): read straight down it; anything that branches is walked
+    found: list[tuple[str, str]] = []
+    item = value
+    while isinstance(item, dict):
+        status = item.get("status")
+        if isinstance(status, dict):
+            state = spec.canonical_state(status.get("state"))
+            task = item.get("taskId") or item.get("id")
+            if state and isinstance(task, str):
+                found.append((task, state))
+                if len(found) >= limit:
+                    return found
+        below = None
+        for key, child in item.items():
+            if isinstance(child, _CONTAINERS) and key not in _NOT_TASKS:
+                if below is not None or isinstance(child, list):
+                    return _walk_states(value, limit)
+                below = child
+        if below is None:
+            return found
+        item = below
+    return _walk_states(value, limit) if isinstance(item, list) else found
+
+
+def _walk_states(value: object, limit: int) -> list[tuple[str, str]]:
+    """``task_states`` of any value: every object and list in it, depth first, in order."""
     found: list[tuple[str, str]] = []
     stack = [value]
     pop, push = stack.pop, stack.append
@@ -558,16 +692,21 @@ def _may_name(text: str | None, key: str) -> bool:
 
 
 def _read_error(call: Call) -> None:
-    body = call.response_json
+    call.error = _error_in(call.response_json, call.status, call.version_header or call.spelled_version)
+
+
+def _error_in(body: object, status: int | None, version: str | None) -> CallError | None:
+    """What went wrong by the response body and status; ``version`` is the one the call spoke."""
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        call.error = _error_from(body["error"], call.status, _pre_1(call))
-    elif call.status is not None and call.status >= 400:
-        call.error = _error_from(body if isinstance(body, dict) else None, call.status, _pre_1(call))
+        return _error_from(body["error"], status, _pre_1(version))
+    if status is not None and status >= 400:
+        return _error_from(body if isinstance(body, dict) else None, status, _pre_1(version))
+    return None
 
 
-def _pre_1(call: Call) -> bool:
-    """Whether the call spoke a version before 1.0, whose error names differ."""
-    version = call.version_header or call.spelled_version
+def _pre_1(version: str | None) -> bool:
+    """Whether a call that spoke this version (its header, else its spelling) spoke one before 1.0,
+    whose error names differ."""
     return version is not None and version.startswith("0.")
 
 
