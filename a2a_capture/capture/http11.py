@@ -115,10 +115,10 @@ def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
     return found, values
 
 
-#: a volatile value as a known head's template takes it: no white space at either end (the reader
-#: strips it), no control byte (nothing h11 or a HAR refuses), no `…` (E2 starts it): any other
-#: value leaves its head to the general way, which reads (or refuses) it
-_TEMPLATE_VALUE = rb"[ \t]*([!-~\x80-\xe1\xe3-\xff](?:[ !-~\x80-\xe1\xe3-\xff]*[!-~\x80-\xe1\xe3-\xff])?)[ \t]*"
+#: a volatile value as a known head's template takes it: printable ASCII (so decoded as it is), no
+#: white space at either end (the reader strips it), no control byte (nothing h11 or a HAR refuses):
+#: any other value leaves its head to the general way, which reads (or refuses) it
+_TEMPLATE_VALUE = rb"[ \t]*([!-~](?:[ !-~]*[!-~])?)[ \t]*"
 #: a Content-Length that frames the body, as ``Shape.length`` reads it
 _TEMPLATE_LENGTH = rb"[ \t]*([0-9]{1,15})[ \t]*"
 _TEMPLATES = 32
@@ -126,48 +126,47 @@ _TEMPLATES = 32
 
 class Known:
     """A head parsed before, ready to make each message that has it without parsing or checking
-    it again: one whole head (its ``values`` and the body's ``length`` known), or one shape of
-    head (a template's: each message's values are the groups that matched, and the one at
-    ``length_slot`` is the Content-Length that frames the body, if any).
+    it again: one whole head (its headers and the body's ``length`` known), or one shape of head
+    (a template's: each message's volatile values are the groups that matched, put in the
+    headers at ``slots``, and the one at ``length_slot`` is the Content-Length that frames the
+    body, if any).
     """
 
-    __slots__ = ("headers", "length", "length_slot", "shape", "start", "values", "volatile")
+    __slots__ = ("events", "headers", "length", "length_slot", "shape", "slots", "start")
 
-    def __init__(self, shape: Shape, headers: tuple, values: tuple | None, length: int | None,
-                 length_slot: int | None = None) -> None:
+    def __init__(self, shape: Shape, headers: tuple, length: int | None = None, length_slot: int | None = None,
+                 template: bool = False) -> None:
         self.shape = shape
-        self.start = shape.parsed[0]  # (method, target, version, cuts) or (status, reason, version, cuts)
-        self.volatile = shape.parsed[2]
-        self.headers, self.values, self.length, self.length_slot = headers, values, length, length_slot
+        self.start, _, volatile, self.events = shape.parsed  # start: (method or status, target or reason, ...)
+        self.slots = tuple((index, name) for index, name, _, _ in volatile) if template else ()
+        self.headers, self.length, self.length_slot = headers, length, length_slot
 
     def length_of(self, values: tuple[bytes, ...]) -> int | None:
         """The Content-Length that frames the body of a message with this head (``Shape.length``)."""
-        if self.values is not None:
-            return self.length
-        return None if self.length_slot is None else int(values[self.length_slot])
-
-    def headers_of(self, values: tuple[bytes, ...]) -> list[tuple[str, str]]:
-        """The headers of a message with this head (and these volatile values)."""
-        if self.values is not None:
-            return list(self.headers)
-        return _put_values(self.headers, self.volatile, values)
+        return self.length if self.length_slot is None else int(values[self.length_slot])
 
     def request(self, values: tuple[bytes, ...], body: bytes) -> Request:
         """What ``parse_request`` gives for a message with this head."""
+        headers = list(self.headers)
+        for (index, name), value in zip(self.slots, values):  # noqa: B905 - as many as the template has
+            headers[index] = (name, value.decode())
         method, target, version, _ = self.start
-        return built(Request, {"headers": self.headers_of(values), "body": body, "http_version": version,
-                               "head_cuts": [], "grpc_views": [], "method": method, "target": target})
+        return built(Request, {"headers": headers, "body": body, "http_version": version, "head_cuts": [],
+                               "grpc_views": [], "method": method, "target": target})
 
     def response(self, values: tuple[bytes, ...], body: bytes, event_times: list[float | None]) -> Response | None:
         """What ``parse_response`` gives for a message with this head; None where it refuses the body."""
         status, reason, version, _ = self.start
         if body and (status < 200 or status in _NO_BODY_STATUS):
             return None
+        headers = list(self.headers)
+        for (index, name), value in zip(self.slots, values):  # noqa: B905 - as many as the template has
+            headers[index] = (name, value.decode())
         response = built(Response, {
-            "headers": self.headers_of(values), "body": body, "http_version": version, "head_cuts": [],
-            "grpc_views": [], "status": status, "reason": reason, "event_times": event_times, "event_notes": {},
-            "trailers": [], "grpc_status_view": None})
-        if not self.shape.parsed[3]:
+            "headers": headers, "body": body, "http_version": version, "head_cuts": [], "grpc_views": [],
+            "status": status, "reason": reason, "event_times": event_times, "event_notes": {}, "trailers": [],
+            "grpc_status_view": None})
+        if not self.events:
             response.__dict__["events"] = []  # as parse_response
         return response
 
@@ -213,7 +212,7 @@ class KnownHeads:
             re.escape(part) if index % 3 != 2 else _TEMPLATE_LENGTH if index // 3 == length else _TEMPLATE_VALUE
             for index, part in enumerate(parts)))
         # the branch's group twice, so that ``group`` gives a tuple however many values there are
-        self._found[outer] = (Known(shape, shape.parsed[1], None, None, length),
+        self._found[outer] = (Known(shape, shape.parsed[1], length_slot=length, template=True),
                               (outer, outer, *range(outer + 1, outer + 1 + values)))
         self._groups = outer + values
         self._pattern = re.compile(b"(?:%s)\n\n" % b"|".join(self._branches))
@@ -228,7 +227,7 @@ def seen_request(shape: Shape, values: list[bytes], head: bytes, request: Reques
     """Remember a plain request head (LF, no cut) the quick way parsed into ``request``."""
     if len(seen_requests) >= _CACHE_SIZE:
         seen_requests.clear()
-    seen_requests[head] = Known(shape, tuple(request.headers), tuple(values), shape.length(values, head))
+    seen_requests[head] = Known(shape, tuple(request.headers), shape.length(values, head))
 
 
 def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Request:
@@ -330,14 +329,6 @@ def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fai
         elif text != date and value not in _checked:
             _check_value(name, value, fail)
         result[index] = (name, text)
-    return result
-
-
-def _put_values(headers: tuple, volatile: tuple, values: tuple[bytes, ...]) -> list[tuple[str, str]]:
-    """``_with_values`` for values that need no check (a known head's)."""
-    result = list(headers)
-    for (index, name, _, _), value in zip(volatile, values, strict=True):
-        result[index] = (name, value.decode("utf-8", "surrogateescape"))
     return result
 
 

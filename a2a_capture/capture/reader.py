@@ -313,7 +313,7 @@ class CaptureReader:
         stop = buf.find(b"\n\n", at)
         known = http11.seen_requests.get(buf[at:stop]) if stop > at else None
         if known is not None:
-            values, at = known.values, stop + 2
+            values, at = (), stop + 2
         elif (found := _KNOWN_REQUESTS.match(buf, at)) is not None:
             known, values, at = found
         if known is not None:
