@@ -269,19 +269,12 @@ class CaptureReader:
         reader would refuse) is left to the general reader, which gives the same exchange.
         """
         source = self._source
-        while (found := self._common_block(source.buf, source.pos, source.eof)) is _MORE:
+        while (exchange := self._common_block(source, source.buf, source.pos, source.eof)) is _MORE:
             source.fill()  # the block goes on past the buffer; at the end of the file, eof is known
-        if found is None:
-            return None
-        exchange, end, stream = found
-        source.line += source.buf.count(b"\n", source.pos, end)
-        source.pos = end
-        if stream and not exchange.webhook:
-            self._last_stream = exchange.number
         return exchange
 
-    def _common_block(self, buf: bytes, pos: int, eof: bool):
-        """(exchange, where it ends, whether it is an event stream), None or ``_MORE`` (read on)."""
+    def _common_block(self, source: _Source, buf: bytes, pos: int, eof: bool):
+        """The exchange (``source`` moved past it), None or ``_MORE`` (read on)."""
         usual = self._next_start  # the match that ended the block before, if this is where it was made
         if usual is None or usual.pos != pos or usual.string is not buf:
             usual = _USUAL_START.match(buf, pos)
@@ -304,7 +297,7 @@ class CaptureReader:
                 return None
             at = _COMMON_PREAMBLE.match(buf, end + 1).end()
             try:
-                preamble = self._preamble(buf[end + 1:at], self._source.line + 1)
+                preamble = self._preamble(buf[end + 1:at], source.line + 1)
             except CaptureFormatError:
                 return None
             webhook, number, title = header.groups()
@@ -371,9 +364,13 @@ class CaptureReader:
             "number": int(number), "title": title.decode("utf-8", "surrogateescape") if title else "",
             "webhook": webhook is not None, "notes": notes, "request": request, "response_notes": [],
             "response": response, "late_stream": None, "late_body": b"", "late_event_notes": {}, "trailing_notes": [],
-            "meta": meta, "line": self._source.line, "flow": None,
+            "meta": meta, "line": source.line, "flow": None,
         })
-        return exchange, at, shape.event_stream
+        source.line += buf.count(b"\n", pos, at)
+        source.pos = at
+        if shape.event_stream and webhook is None:
+            self._last_stream = exchange.number
+        return exchange
 
     def _read_block_preamble(self) -> _Preamble:
         first_line = self._source.line
