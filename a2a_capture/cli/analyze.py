@@ -37,6 +37,7 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
     (select, ignore, per-file-ignores).
     """
     from a2a_capture.analyze import config as settings
+    from a2a_capture.analyze.findings import Severity
     from a2a_capture.batch.analysis import analyze_many
     from a2a_capture.report import machine
 
@@ -47,10 +48,13 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
     with Output(output) as out:  # findings written as they are found: memory stays flat
         writer = machine.writer_for(output_format, out, fail_on, rules, streamed=True)
 
+        write, failing_severities = writer.finding, {s for s in Severity if machine.at_or_above_severity(s, fail_on)}
+
         def found(finding) -> None:
             nonlocal failing
-            writer.finding(finding)
-            failing = failing or machine.at_or_above(finding, fail_on)
+            write(finding)
+            if not failing and finding.severity in failing_severities:
+                failing = True
 
         def failed(message: str) -> None:  # one session of many: the others are still analyzed
             nonlocal unreadable

@@ -28,9 +28,14 @@ _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.I
 
 def at_or_above(finding: Finding, threshold: str) -> bool:
     """True when a finding is as severe as ``threshold`` (error, warning, info; never: nothing)."""
+    return at_or_above_severity(finding.severity, threshold)
+
+
+def at_or_above_severity(severity: Severity, threshold: str) -> bool:
+    """True when a severity is at least ``threshold`` (error, warning, info; never: nothing)."""
     if threshold == "never":
         return False
-    return finding.severity.rank >= (_LEAST_RANK.get(threshold) or Severity(threshold).rank)  # else ValueError
+    return severity.rank >= (_LEAST_RANK.get(threshold) or Severity(threshold).rank)  # else ValueError
 
 
 _LEAST_RANK = {severity.value: severity.rank for severity in Severity}

@@ -17,7 +17,8 @@ def interface_memo(call, session) -> tuple[tuple, object]:
     nothing for a key, the engine skips them for it (tests/test_rule_memo.py holds each rule to it)."""
     held = session.held_card(call)
     card = held.card if held is not None else None
-    credentials = _has_credentials(call, card) if card is not None and card.requires_auth else None
+    credentials = (_has_credentials(call, card) if card is not None and card.security_requirements
+                   and card.requires_auth else None)
     return (id(card), session.fronts_learned(), call.kind, call.agent, call.path, call.binding, call.base_path,
             call.tenant, call.operation, call.rpc_method, call.spelled_version, call.version_header,
             credentials, call.error is None), card
