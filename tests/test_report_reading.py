@@ -90,3 +90,20 @@ def test_only_a_call_of_1_0_is_said_to_lack_the_version_header(tmp_path):
     notes = [view.note for view in walkthrough.build([str(path)]).exchanges]
     said = "The request has no A2A-Version header."
     assert [said in note for note in notes] == [False, False, True], notes
+
+
+def test_a_card_fetch_says_whose_card_it_got(tmp_path):
+    """A card fetch's outcome is the card, not HTTP's 200; one that failed or got no card keeps its status."""
+    from tests.builders import card, fetch_card
+
+    path = write(tmp_path, fetch_card(1, card(name="planner <b>&")), fetch_card(2, card(name=None)),
+                 fetch_card(3, status=404), fetch_card(4, path="/.well-known/agent.json", data=card(name="old")))
+    model = walkthrough.build([str(path)])
+    assert [ex.outcome for ex in model.exchanges] == ["card of planner <b>&", "a card without a name", "HTTP 404",
+                                                      "card of old"]
+    markdown = render.render(model, "md")
+    assert "Outcome: card of planner \\<b\\>&\n" in markdown and "Outcome: a card without a name\n" in markdown
+    assert "    agent1-->>client: card of old\n" in markdown
+    html = render.render(model, "html")
+    assert "planner <b>" not in html and '<span class="outcome">card of planner &lt;b&gt;&amp;</span>' in html
+    assert '<span class="outcome">HTTP 404</span>' in html

@@ -19,8 +19,10 @@ def short_id(task: str) -> str:
 
 def outcome(facts: ExchangeFacts, grpc_status: str | None = None) -> str:
     """How the call ended: its error, its last task state, a message (no task), a JSON-RPC
-    result of null, else its status (``grpc_status``, as `OK (0)`, for a gRPC call: HTTP's
-    200 says nothing about one)."""
+    result of null, the card a card fetch got, else its status (``grpc_status``, as `OK (0)`,
+    for a gRPC call: HTTP's 200 says nothing about one)."""
+    if facts.card is not None and facts.kind == "card" and not facts.failed:
+        return f"card of {facts.card.name}" if facts.card.name else "a card without a name"
     if facts.failed:
         code = f" {facts.error_code}" if facts.error_code else ""
         return f"{facts.error}{code}"
