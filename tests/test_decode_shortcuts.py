@@ -288,9 +288,24 @@ _PLAIN_VARIANTS = [
                                           {"method": "GetTask", "params": {"id": "t"}}),
           http_response(204, None, reason="No Content")),
 ]
+_PLAIN_VARIANTS += [
+    fetch_card(1),
+    fetch_card(1, path="/.well-known/agent.json/", request_headers=["A2A-Version: 0.3"]),
+    fetch_card(1, card(name="other", supportedInterfaces=None, url="http://localhost:9001/")),
+    fetch_card(1, status=404),
+    fetch_card(1, path="/agent/authenticatedExtendedCard", response_headers=["ETag: W/\"1\""]),
+    block(1, "card list", http_request("GET", "/.well-known/agent-card.json", []), http_response(200, [1, 2])),
+    block(1, "card problem", http_request("GET", "/.well-known/agent-card.json", ["A2A-Version: 0.3"]),
+          http_response(401, {"error": {"code": -32001, "message": "task not found"}}, reason="Unauthorized")),
+    block(1, "card not json", http_request("GET", "/.well-known/agent-card.json?x=1", []),
+          http_response(200, "<html></html>", content_type="text/html")),
+]
 #: exchanges the plain path hands to the general path (the general path reads them)
 _GENERAL_VARIANTS = [
-    fetch_card(1),
+    fetch_card(1, path="/my/card"),
+    block(1, "card stream", http_request("GET", "/.well-known/agent-card.json", []),
+          http_response(200, "data: {}\n\n", content_type="text/event-stream")),
+    block(1, "rest get", http_request("GET", "/tasks/t-1", []), http_response(200, _TASK)),
     block(1, "batch", http_request("POST", "/rpc", ["Content-Type: application/json"],
                                    [{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}}]),
           http_response(200, [{"jsonrpc": "2.0", "id": 1, "result": _TASK}])),
@@ -318,6 +333,13 @@ def test_plain_variants_decode_the_same_by_the_plain_path(tmp_path, text):
 def test_other_exchanges_are_left_to_the_general_path(tmp_path, text):
     path = write(tmp_path, text)
     assert _all_read_both_ways([path]) == (0, 1)
+
+
+def test_a_card_served_again_is_parsed_once(tmp_path):
+    path = write(tmp_path, fetch_card(1), fetch_card(2), fetch_card(3, card(name="other")))
+    first, again, other = (decode(exchange) for exchange in exchanges(path))
+    assert first.response_json is again.response_json and first.card is again.card
+    assert other.response_json == {**first.response_json, "name": "other"} and other.card.name == "other"
 
 
 def test_a_late_stream_a_webhook_and_grpc_are_left_to_the_general_path(tmp_path):

@@ -20,7 +20,7 @@ from a2a_capture.a2a import grpc, spec
 from a2a_capture.a2a.cards import Card, parse_card
 from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.grpc import is_grpc_type as grpc_type
-from a2a_capture.capture.models import Exchange
+from a2a_capture.capture.models import Exchange, Response
 
 #: the recorder's note on an HTTPS exchange (docs/capture-format.md)
 _TLS_NOTE = re.compile(r"over TLS to (\S+)\Z")
@@ -144,6 +144,7 @@ _DEFAULTS = {**{f.name: f.default for f in fields(Call) if f.default is not MISS
 #: what ``_decode_plain`` starts from: the fields of a plain JSON-RPC call that are the same for all,
 #: every other field (in ``decode``'s order) set after
 _PLAIN = {**_DEFAULTS, "kind": "jsonrpc", "method": "POST", "binding": "JSONRPC", "number": None, "label": None}
+_PLAIN_CARD = {**_DEFAULTS, "kind": "card", "method": "GET", "number": None, "label": None}
 #: list and dict fields that ``_read`` always sets
 _SET_BY_READ = ("query", "notes", "headers", "response_headers")
 
@@ -185,9 +186,10 @@ def _decode(exchange: Exchange, file: str) -> Call:
 
 
 def _decode_plain(exchange: Exchange, file: str) -> Call | None:
-    """The commonest exchange read straight through: a JSON-RPC POST answered with JSON or an SSE
-    stream, neither body encoded, no gRPC, no late frames; what ``_read`` makes of it, with none
-    of the branches for other kinds of exchange. None for anything else (the general path reads it).
+    """The commonest exchanges read straight through: a JSON-RPC POST answered with JSON or an SSE
+    stream, and a GET of a card at a card path; neither body encoded, no gRPC, no late frames, no
+    webhook. What ``_read`` makes of them, with none of the branches for other kinds of exchange;
+    None for anything else (the general path reads it).
 
     The models' fields are read from their ``__dict__`` (where pydantic keeps them): an attribute
     of a model costs several dictionary lookups (pydantic defines ``__getattr__``), and a call
@@ -195,7 +197,8 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
     """
     fields = exchange.__dict__
     request, answer = fields["request"].__dict__, fields["response"]
-    if answer is None or request["method"] != "POST" or fields["webhook"] or fields["late_stream"] is not None:
+    verb = request["method"]
+    if answer is None or (verb != "POST" and verb != "GET") or fields["webhook"] or fields["late_stream"] is not None:
         return None
     response = answer.__dict__
     request_headers, response_headers = request["headers"], response["headers"]
@@ -205,6 +208,37 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
             or (sent_type is not None and "grpc" in sent_type.lower())
             or (content_type is not None and "grpc" in content_type.lower())):
         return None
+    streamed = content_type is not None and _media_type(content_type) == _EVENT_STREAM
+    scheme, netloc, path, query = _split_target(request["target"])
+    path = path or "/"
+    if verb == "POST":
+        values = _plain_rpc(request, response, answer, sent.get(_VERSION_HEADER), streamed)
+    elif not streamed and path.rstrip("/").endswith(_CARD_PATHS):
+        values = _plain_card_fetch(request, response, sent.get(_VERSION_HEADER))
+    else:
+        return None
+    if values is None:
+        return None
+    notes = [*fields["notes"], *fields["response_notes"], *fields["trailing_notes"]]
+    tls = next((match.group(1).lower() for note in notes if (match := _TLS_NOTE.match(note))),
+               None) if notes else None
+    meta = fields["meta"]
+    values["agent"], values["upstream"] = _origins(scheme, netloc, sent.get("host"), meta.__dict__["server"], tls)
+    if meta.__dict__["start"]:
+        values["started"], values["duration"] = meta.times()
+    values["file"], values["title"], values["line"] = file, fields["title"], fields["line"]
+    values["flow"], values["path"], values["status"] = fields["flow"], path, response["status"]
+    values["query"], values["late_states"], values["notes"] = parse_qs(query) if query else {}, [], notes
+    values["headers"], values["response_headers"] = list(request_headers), list(response_headers)
+    values["number"], values["label"] = fields["number"], exchange.label
+    call = _new(Call)
+    _set(call, "__dict__", values)
+    return call
+
+
+def _plain_rpc(request: dict, response: dict, answer: Response, version: str | None,
+               streamed: bool) -> dict | None:
+    """``_decode_plain``'s values of a JSON-RPC call (None when the POST is no JSON-RPC call)."""
     body, body_error = _json(request["body"])
     if not isinstance(body, dict) or ("jsonrpc" not in body and ("method" not in body or "params" not in body)):
         return None
@@ -222,16 +256,16 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
          values["inline_push"]) = _message_facts(params, task_id)
     else:
         values["part_media_types"] = []
-    status, version = response["status"], sent.get(_VERSION_HEADER)
     values["operation"], values["rpc_method"], values["spelled_version"] = operation, method, spelled
-    values["version_header"] = version  # the version the call spoke, which reading its errors asks
-    streamed = content_type is not None and _media_type(content_type) == _EVENT_STREAM
+    values["version_header"], values["tenant"] = version, _str(params.get("tenant"))
+    values["request_json"], values["request_json_error"], values["params"] = body, body_error, params
+    status = response["status"]
     if streamed:
         answered, events = None, answer.events
         frames = [frame for frame in events if not frame.is_ping] if None in map(_DATA, events) else events
         values["streamed"], values["events"] = True, len(frames)
     else:
-        answered = _json(response["body"])[0]
+        values["response_json"] = answered = _json(response["body"])[0]
     values["error"] = error = _error_in(answered, status, version or spelled)
     if streamed:
         draft = _new(_Draft)
@@ -244,24 +278,20 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
         if operation in _FACT_OPERATIONS:
             values["extended_card"], values["last_page"] = _facts(
                 operation, error is None and (status < 300 or status == 304), answered)
-    notes = [*fields["notes"], *fields["response_notes"], *fields["trailing_notes"]]
-    tls = next((match.group(1).lower() for note in notes if (match := _TLS_NOTE.match(note))),
-               None) if notes else None
-    scheme, netloc, path, query = _split_target(request["target"])
-    meta = fields["meta"]
-    values["agent"], values["upstream"] = _origins(scheme, netloc, sent.get("host"), meta.__dict__["server"], tls)
-    if meta.__dict__["start"]:
-        values["started"], values["duration"] = meta.times()
-    values["file"], values["title"], values["line"] = file, fields["title"], fields["line"]
-    values["flow"], values["path"], values["tenant"] = fields["flow"], path or "/", _str(params.get("tenant"))
-    values["request_json"], values["request_json_error"] = body, body_error
-    values["status"], values["response_json"], values["query"] = status, answered, parse_qs(query) if query else {}
-    values["params"], values["late_states"], values["notes"] = params, [], notes
-    values["headers"], values["response_headers"] = list(request_headers), list(response_headers)
-    values["number"], values["label"] = fields["number"], exchange.label
-    call = _new(Call)
-    _set(call, "__dict__", values)
-    return call
+    return values
+
+
+def _plain_card_fetch(request: dict, response: dict, version: str | None) -> dict:
+    """``_decode_plain``'s values of a GET at a card path."""
+    values = _PLAIN_CARD.copy()
+    values["request_json"], values["request_json_error"] = _json(request["body"])
+    content, status = response["body"], response["status"]
+    values["response_json"] = answered = _card_json(content) if status == 200 else _json(content)[0]
+    if status == 200 and isinstance(answered, dict):
+        values["card"], values["card_bytes"] = card_of(answered, content), len(content)
+    values["error"] = _error_in(answered, status, version)
+    values["version_header"], values["params"], values["part_media_types"], values["states"] = version, {}, [], []
+    return values
 
 
 assert {"params", "part_media_types", "states", "late_states", *_SET_BY_READ} == {name for name, _ in _FACTORIES}, (
@@ -370,6 +400,23 @@ def card_of(data: dict, raw: bytes = b"") -> Card:
 
 
 _CARD_KEY_BYTES = 1 << 14  # at most 4 MB of keys held (256 cards)
+
+
+def _card_json(content: bytes) -> Any:
+    """The JSON of a card served whole (200): the same bytes served again give the same value,
+    parsed once (a client refetches its cards; nothing changes a call's parsed bodies)."""
+    if len(content) > _CARD_KEY_BYTES:
+        return _json(content)[0]
+    value = _CARD_JSON.get(content, _UNREAD)
+    if value is _UNREAD:
+        if len(_CARD_JSON) > 256:
+            _CARD_JSON.clear()
+        value = _CARD_JSON[content] = _json(content)[0]
+    return value
+
+
+_CARD_JSON: dict[bytes, Any] = {}
+_UNREAD = object()
 
 
 # -- what kind of call ----------------------------------------------------------------------------
