@@ -223,7 +223,7 @@ def _child(mode: str, path: str, index_path: str) -> None:
         return
     if mode == "general":
         from a2a_capture.capture.reader import CaptureReader
-        CaptureReader._read_common_block = lambda self: None  # every block the general way
+        CaptureReader.quick = False  # every block the general way
     run_child(lambda: run_reader(path, with_json=mode == "reader+json"))
 
 

@@ -1,8 +1,8 @@
 """The reader's quick way through a common recorded block gives what the general way gives.
 
-`CaptureReader._read_common_block` reads the blocks a recorder writes without the general
+`CaptureReader._common_block` reads the blocks a recorder writes without the general
 reader's line-by-line walk; anything else falls back to the general reader. These tests read
-the same files both ways (the quick way disabled by patching it to decline every block) and
+the same files both ways (the quick way turned off by `CaptureReader.quick`) and
 compare exchanges, line numbers and errors, including with a buffer so small that every block
 runs past it.
 """
@@ -32,7 +32,7 @@ def _read_both(data: bytes, monkeypatch, chunk_size: int | None = None):
     for quick in (True, False):
         with monkeypatch.context() as patch:
             if not quick:
-                patch.setattr(reader_module.CaptureReader, "_read_common_block", lambda self: None)
+                patch.setattr(reader_module.CaptureReader, "quick", False)
             if chunk_size is not None:
                 patch.setattr(reader_module._Source, "chunk_size", chunk_size)
             try:
@@ -75,10 +75,11 @@ def test_a_generated_session_reads_the_same_both_ways_whatever_the_buffer(tmp_pa
     assert quick[0].exchanges == exchanges
     # and the quick way did read them (else the comparison says nothing)
     taken = []
-    original = reader_module.CaptureReader._read_common_block
-    monkeypatch.setattr(reader_module.CaptureReader, "_read_common_block",
-                        lambda self: taken.append(original(self)) or taken[-1])
+    original = reader_module.CaptureReader._common_block
+    monkeypatch.setattr(reader_module.CaptureReader, "_common_block",
+                        lambda self, *args: taken.append(original(self, *args)) or taken[-1])
     read_capture_bytes(data)
+    taken = [found for found in taken if found is not reader_module._MORE]  # read on, then taken
     assert len(taken) == len(exchanges) and None not in taken
 
 

@@ -78,3 +78,18 @@ def test_built_wants_every_field():
                               "grpc_views": [], "method": "GET", "target": "/"})
     assert request == Request(method="GET", target="/", headers=[("Host", "a")])
     assert request.model_copy(update={"target": "/b"}).target == "/b"
+
+
+def test_built_models_share_their_fields_set_and_pydantic_only_reads_it():
+    """``built`` gives every model of a class one set of given fields (all of them): setting a
+    field, copying or dumping a model leaves the set as it is for every other model."""
+    values = {"start": "a", "end": "b", "client": None, "server": None, "redacted": [], "extra": []}
+    one, two = built(ExchangeMeta, dict(values)), built(ExchangeMeta, dict(values))
+    everything = set(ExchangeMeta.model_fields)
+    assert one.model_fields_set is two.model_fields_set
+    one.start = "c"
+    copied = one.model_copy(update={"end": "d"})
+    deep = one.model_copy(deep=True)
+    assert one.model_dump(exclude_unset=True) == {**values, "start": "c"}
+    assert copied.model_fields_set is not one.model_fields_set and deep.model_fields_set is not one.model_fields_set
+    assert two.model_fields_set == everything and two == ExchangeMeta(**values)

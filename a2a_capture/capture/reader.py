@@ -176,6 +176,10 @@ class CaptureReader:
     they are known before the first exchange is.
     """
 
+    #: common blocks read the quick way (``_common_block``); False: every block the general way,
+    #: which tests and bench/read.py compare it with
+    quick = True
+
     def __init__(self, stream: BinaryIO, path: str | None = None) -> None:
         self.path = path
         self._source = _Source(stream)
@@ -187,14 +191,16 @@ class CaptureReader:
         self._read_preamble()
 
     def __iter__(self) -> Iterator[Exchange]:
-        source, common = self._source, self.newline == "\n"
-        while True:
-            if source.pos >= len(source.buf) and not source.fill():
-                return  # the end of the file
-            if common and (exchange := self._read_common_block()) is not None:
-                yield exchange
-            else:
+        source = self._source
+        if not (self.quick and self.newline == "\n"):
+            while source.pos < len(source.buf) or source.fill():  # up to the end of the file
                 yield self._read_exchange()
+            return
+        while source.pos < len(source.buf) or source.fill():
+            # a common block the quick way (``_common_block``), else the general way
+            while (exchange := self._common_block(source, source.buf, source.pos, source.eof)) is _MORE:
+                source.fill()  # the block goes on past the buffer; at the end of the file, eof is known
+            yield self._read_exchange() if exchange is None else exchange
 
     def close(self) -> None:
         self._source.stream.close()
@@ -228,7 +234,7 @@ class CaptureReader:
     # -- one block ---------------------------------------------------------------------
 
     def _read_exchange(self) -> Exchange:
-        """The next block, the general way (the common block is tried first, by ``__iter__``)."""
+        """The next block, the general way (the quick way is tried first, by ``__iter__``)."""
         source = self._source
         start_line = source.line
         header_line = syntax.strip_eol(source.next_line())
@@ -258,8 +264,9 @@ class CaptureReader:
 
     # -- the common block, the quick way -------------------------------------------------
 
-    def _read_common_block(self) -> Exchange | None:
-        """A block as a recorder writes it, read in a few steps; None: read it the general way.
+    def _common_block(self, source: _Source, buf: bytes, pos: int, eof: bool):
+        """A block as a recorder writes it, read in a few steps: the exchange (``source`` moved past
+        it), None (read it the general way) or ``_MORE`` (the buffer ends first: read on).
 
         A long recorded session is made of blocks of one shape: pragmas, a request, a response,
         bodies framed by a length (a `#@ …-body` pragma or a Content-Length that ends exactly)
@@ -268,13 +275,6 @@ class CaptureReader:
         gRPC, cut heads, unframed bodies, frames of an earlier stream, and anything the general
         reader would refuse) is left to the general reader, which gives the same exchange.
         """
-        source = self._source
-        while (exchange := self._common_block(source, source.buf, source.pos, source.eof)) is _MORE:
-            source.fill()  # the block goes on past the buffer; at the end of the file, eof is known
-        return exchange
-
-    def _common_block(self, source: _Source, buf: bytes, pos: int, eof: bool):
-        """The exchange (``source`` moved past it), None or ``_MORE`` (read on)."""
         usual = self._next_start  # the match that ended the block before, if this is where it was made
         if usual is None or usual.pos != pos or usual.string is not buf:
             usual = _USUAL_START.match(buf, pos)
