@@ -181,6 +181,31 @@ def test_no_horizontal_overflow_at_390_px(browser, kit, tmp_path):
         page.close()
 
 
+def test_a_phone_gets_the_sequence_diagram_as_wide_as_its_screen(browser, kit, tmp_path):
+    """At 390 px the sequence diagram is drawn narrow (no sideways scroll inside its figure), with
+    every arrow, link and label of the wide one; a wider screen gets the wide one."""
+    crowded = [block(n, "discover", http_request("GET", "/.well-known/agent-card.json", [],
+                                                 host=f"agent{n}.example:9001"),
+                     http_response(200, card(name=f"agent-with-a-long-name-{n}"))) for n in range(1, 7)]
+    for path in (html_report(tmp_path, *CAPTURES),
+                 html_report(tmp_path, write(tmp_path, *crowded, name="crowded.http"), name="crowded.html")):
+        page = browser.new_page(viewport={"width": 390, "height": 800})
+        page.goto(path.as_uri())
+        assert page.locator(".figure-wide").is_hidden() and page.locator(".figure-narrow").is_visible()
+        assert page.eval_on_selector(".figure-narrow", "f => f.scrollWidth <= f.clientWidth")
+        width = page.eval_on_selector("svg.sequence-narrow", "s => s.viewBox.baseVal.width")
+        texts = page.eval_on_selector_all("svg.sequence-narrow text", """ts => ts.map(t => {
+            const box = t.getBBox(); return [box.x, box.x + box.width, t.textContent]; })""")
+        assert all(left >= 0 and right <= width for left, right, _ in texts), texts
+        wide = page.eval_on_selector_all("svg.sequence a", "links => links.map(a => a.getAttribute('aria-label'))")
+        narrow = page.eval_on_selector_all("svg.sequence-narrow a",
+                                           "links => links.map(a => a.getAttribute('aria-label'))")
+        assert narrow == wide and wide
+        page.set_viewport_size({"width": 1280, "height": 800})
+        assert page.locator(".figure-wide").is_visible() and page.locator(".figure-narrow").is_hidden()
+        page.close()
+
+
 def test_print_opens_folded_exchanges_and_frees_the_figures(browser, tmp_path):
     blocks = [fetch_card(1)] + [rpc(n, "GetTask", {"id": "t-1"}, result={"id": "t-1", "status": {
         "state": "TASK_STATE_WORKING"}}) for n in range(2, 252)]

@@ -31,6 +31,8 @@ STATE_LETTERS = {
 #: an estimate of the widest average character at the diagrams' 12 px sans-serif
 CHAR_PX = 7.2
 SEQUENCE_WIDTH = 1000
+#: the sequence diagram for a phone (390 px less the page's margins): the same arrows, lifelines closer
+NARROW_SEQUENCE_WIDTH = 340
 TIMELINE_WIDTH = 1000
 
 
@@ -76,22 +78,26 @@ def fit(text: str, width: float) -> str:
 # -- sequence ------------------------------------------------------------------------------------
 
 
-def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False) -> str:
+def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, narrow: bool = False) -> str:
+    """The diagram, ``narrow`` for a phone: as wide as a phone's screen whatever the number of
+    agents (labels cut shorter; each keeps its whole text as its title), with a class and an
+    arrowhead id of its own, so a page can hold both and show one."""
     ordered = sorted(arrows, key=lambda a: a.time) if timed and all(a.time is not None for a in arrows) \
         else list(arrows)
     shown = ordered[:MAX_ARROWS]
     columns = ["client", *lifelines]
-    width = max(SEQUENCE_WIDTH, 200 * len(columns))
+    width = NARROW_SEQUENCE_WIDTH if narrow else max(SEQUENCE_WIDTH, 200 * len(columns))
     step, top = 46, 48
     files_change = [index for index, arrow in enumerate(shown) if arrow.file
                     and (index == 0 or shown[index - 1].file != arrow.file)]
     height = top + step * len(shown) + 24 * len(files_change) + 40
-    margin = 80
+    margin = 36 if narrow else 80
+    head = "head-narrow" if narrow else "head"
     x = {name: margin + index * (width - 2 * margin) / max(len(columns) - 1, 1) for index, name in enumerate(columns)}
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="sequence" viewBox="0 0 {width:.0f} {height}" '
-             f'width="{width:.0f}" height="{height}" role="group" '
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="{"sequence-narrow" if narrow else "sequence"}" '
+             f'viewBox="0 0 {width:.0f} {height}" width="{width:.0f}" height="{height}" role="group" '
              'aria-label="Sequence diagram: one link per exchange">',
-             '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" '
+             f'<defs><marker id="{head}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" '
              'markerUnits="userSpaceOnUse" orient="auto-start-reverse">'
              '<path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker></defs>']
     column_room = (width - 2 * margin) / max(len(columns) - 1, 1)
@@ -107,22 +113,26 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False) 
         agent = x.get(arrow.lifeline, x[columns[-1]])
         start, end = (agent, x["client"]) if arrow.webhook else (x["client"], agent)
         span = abs(end - start) - 12
+        # narrow: every label starts at the client and may run past its arrow, over the lifelines
+        # beyond (rows do not overlap): the width of the diagram, not of one column, is its room
+        text_x, anchor = (x["client"] + 6, "start") if narrow else ((start + end) / 2, "middle")
+        room = width - x["client"] - 12 if narrow else span
         kind = "arrow wasted" if arrow.wasted else "arrow"
         mark = " ✕" if arrow.wasted else ""
-        label = fit(arrow.label, span - (16 if mark else 0)) + mark
+        label = fit(arrow.label, room - (16 if mark else 0)) + mark
         parts.append(f'<a href="#{escape(arrow.anchor)}" aria-label="{escape(arrow.name)}: '
                      f'{escape(arrow.label, {chr(34): "&quot;"})}"><g class="{kind}">'
                      f'<title>{escape(arrow.label)}</title>'
-                     f'<line x1="{start:.0f}" y1="{y}" x2="{end:.0f}" y2="{y}" marker-end="url(#head)"/>'
-                     f'<text x="{(start + end) / 2:.0f}" y="{y - 5}" text-anchor="middle" class="label">'
+                     f'<line x1="{start:.0f}" y1="{y}" x2="{end:.0f}" y2="{y}" marker-end="url(#{head})"/>'
+                     f'<text x="{text_x:.0f}" y="{y - 5}" text-anchor="{anchor}" class="label">'
                      f'{escape(label)}</text>')
         if arrow.answer and not arrow.webhook:
             back = "bundle" if arrow.events > 1 else "answer"
             text = f"{arrow.answer} ({arrow.events} events)" if arrow.events > 1 else arrow.answer
             parts.append(f'<line x1="{end:.0f}" y1="{y + 10}" x2="{start:.0f}" y2="{y + 10}" class="{back}" '
-                         f'marker-end="url(#head)"/>'
-                         f'<text x="{(start + end) / 2:.0f}" y="{y + 24}" text-anchor="middle" class="answer-text">'
-                         f'{escape(fit(text, span))}</text>')
+                         f'marker-end="url(#{head})"/>'
+                         f'<text x="{text_x:.0f}" y="{y + 24}" text-anchor="{anchor}" class="answer-text">'
+                         f'{escape(fit(text, room))}</text>')
         parts.append("</g></a>")
         y += step
     if len(arrows) > MAX_ARROWS:

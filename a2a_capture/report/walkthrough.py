@@ -151,6 +151,8 @@ class ReportModel(BaseModel):
     shown: int  # exchanges listed (all, or the flagged ones)
     sequence_svg: str
     timeline_svg: str
+    #: the sequence diagram as wide as a phone, for the HTML to show instead on a narrow screen
+    sequence_narrow_svg: str
     sequence_mermaid: str
     timeline_text: list[str]
     operations: list[tuple[str, int]]
@@ -317,6 +319,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
     if masker:
         for view in finding_views:
             view.message = masker.text(view.message)
+    ordered = _by_session(arrows, arrow_sessions) if timed and sessions > 1 else arrows
     return ReportModel(
         title=title or _title(files),
         files=[_relative(file) for file in files],
@@ -332,8 +335,8 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
         agents=list(agents.values()),
         exchanges=shown,
         shown=len(shown),
-        sequence_svg=svg.sequence(lifelines, _by_session(arrows, arrow_sessions) if timed and sessions > 1
-                                  else arrows, timed=timed and sessions == 1),
+        sequence_svg=svg.sequence(lifelines, ordered, timed=timed and sessions == 1),
+        sequence_narrow_svg=svg.sequence(lifelines, ordered, timed=timed and sessions == 1, narrow=True),
         timeline_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order, each_session=sessions > 1),
         sequence_mermaid=svg.mermaid(lifelines, arrows),
         timeline_text=svg.timeline_text(dict(tasks), task_owner, timed=timed, each_session=sessions > 1),
