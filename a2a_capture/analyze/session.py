@@ -89,6 +89,8 @@ class HeldCard:
     vary: tuple[str, ...] = ()
     #: the fetch's Authorization: an extended card is per principal
     credentials: str | None = None
+    #: how many fronts the session knew when it was held: the origins its interfaces are indexed under
+    fronts: int = field(default=0, repr=False, compare=False)
 
     def fresh_at(self, when: float | None) -> bool | None:
         """True or False where the capture's times and the card's max-age tell; else None."""
@@ -469,10 +471,13 @@ class Session:
             max_age=int(match.group(1)) if match else None,
             no_cache="no-cache" in cache_control or "no-store" in cache_control, extended=extended,
             vary=tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
-            credentials=call.header("authorization"),
+            credentials=call.header("authorization"), fronts=len(self.fronts),
         )
         key = card_url(call)
         previous = self.card_urls.get(key)
+        if previous is not None and self._refreshed(previous, held, call.agent):
+            self.same_cards[(call.agent, card.fingerprint)] = previous
+            return
         self.card_urls[key] = held
         if held.vary:
             self.variants[(key, _variant(call, held.vary))] = held
@@ -489,6 +494,23 @@ class Session:
             for origin in self.origins_of(interface):
                 self.interfaces.setdefault(origin, []).append((interface.path, self._order, held))
                 self._held.pop(origin, None)
+
+    def _refreshed(self, previous: HeldCard, held: HeldCard, agent: str | None) -> bool:
+        """The same card fetched again from the same URL (a refetch, a 304): when nothing but
+        ``previous`` is indexed where its card's interfaces are, and it is the agent's latest card,
+        it takes the new fetch in place; then every index and every held-card answer worked out
+        stays as the general path would make it, none has to be dropped and worked out again.
+        Not with ``Vary`` (variants keep their own copy) nor once fronts were learned since."""
+        if (previous.card is not held.card or previous.vary or held.vary or previous.fronts != len(self.fronts)
+                or self.cards.get(agent) is not previous):
+            return False
+        for interface in previous.card.interfaces:
+            for origin in self.origins_of(interface):
+                if any(entry[2] is not previous for entry in self.interfaces.get(origin, ())):
+                    return False
+        previous.fetch, previous.etag, previous.last_modified = held.fetch, held.etag, held.last_modified
+        previous.max_age, previous.no_cache, previous.credentials = held.max_age, held.no_cache, held.credentials
+        return True  # the card, its URL (so ``extended``), ``vary`` and ``fronts`` are the same
 
     def _see(self, task: str, state: str, record: Seen) -> None:
         seen_now = _new_seen(TaskSeen, (state, record, record.agent))
