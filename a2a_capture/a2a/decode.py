@@ -20,7 +20,7 @@ from a2a_capture.a2a import grpc, spec
 from a2a_capture.a2a.cards import Card, parse_card
 from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.grpc import is_grpc_type as grpc_type
-from a2a_capture.capture.models import Exchange, Response
+from a2a_capture.capture.models import Exchange, ExchangeMeta, Response
 
 #: the recorder's note on an HTTPS exchange (docs/capture-format.md)
 _TLS_NOTE = re.compile(r"over TLS to (\S+)\Z")
@@ -144,6 +144,7 @@ _DEFAULTS = {**{f.name: f.default for f in fields(Call) if f.default is not MISS
 #: what ``_decode_plain`` starts from: the fields of a plain JSON-RPC call that are the same for all,
 #: every other field (in ``decode``'s order) set after
 _PLAIN = {**_DEFAULTS, "kind": "jsonrpc", "method": "POST", "binding": "JSONRPC", "number": None, "label": None}
+_times = ExchangeMeta.times  # called on the class's function: an attribute of a model is slow to find
 _PLAIN_CARD = {**_DEFAULTS, "kind": "card", "method": "GET", "number": None, "label": None}
 #: list and dict fields that ``_read`` always sets
 _SET_BY_READ = ("query", "notes", "headers", "response_headers")
@@ -225,12 +226,13 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
     meta = fields["meta"]
     values["agent"], values["upstream"] = _origins(scheme, netloc, sent.get("host"), meta.__dict__["server"], tls)
     if meta.__dict__["start"]:
-        values["started"], values["duration"] = meta.times()
+        values["started"], values["duration"] = _times(meta)
     values["file"], values["title"], values["line"] = file, fields["title"], fields["line"]
     values["flow"], values["path"], values["status"] = fields["flow"], path, response["status"]
     values["query"], values["late_states"], values["notes"] = parse_qs(query) if query else {}, [], notes
     values["headers"], values["response_headers"] = list(request_headers), list(response_headers)
-    values["number"], values["label"] = fields["number"], exchange.label
+    values["number"] = number = fields["number"]
+    values["label"] = str(number)  # ``exchange.label``: a webhook's is not read here
     call = _new(Call)
     _set(call, "__dict__", values)
     return call
@@ -266,7 +268,8 @@ def _plain_rpc(request: dict, response: dict, answer: Response, version: str | N
         values["streamed"], values["events"] = True, len(frames)
     else:
         values["response_json"] = answered = _json(response["body"])[0]
-    values["error"] = error = _error_in(answered, status, version or spelled)
+    values["error"] = error = _error_in(answered, status, version or spelled) if status >= 400 or (
+        isinstance(answered, dict) and "error" in answered) else None
     if streamed:
         draft = _new(_Draft)
         draft.__dict__ = values
