@@ -105,6 +105,11 @@ ODD_BLOCKS = [
     b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-type: text/event-stream\n\n"
     b"data: 1\n\n### 2 \xc2\xb7 b\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-length: 2\n\n{}\n\ndata: 2\n\n",
     b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-length: 2\n\n{}\n\n\n### 2 \xc2\xb7 b\n",
+    # line ends inside bodies and between the parts, counted without reading the bodies twice
+    b"### 1 \xc2\xb7 a\nPOST / HTTP/1.1\nHost: a\n\n{\"a\":\n1}\n\r\n\nHTTP/1.1 200 OK\ncontent-length: 3\n\na\nb\n\n"
+    b"### 2 \xc2\xb7 b\nPOST / HTTP/1.1\nHost: a\nContent-Length: 4\n\n\n\r\n\n\n\n\nHTTP/1.1 204 No Content\n\n\n\n"
+    b"### 3 \xc2\xb7 c\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-length: 1\n\n\n\n\n### 4 \xc2\xb7 d\n"
+    b"GET / HTTP/1.1\nHost: a\n\n\n\n\nHTTP/1.1 200 OK\ncontent-length: 1\n\nx\n\n### 5 \xc2\xb7 e\nBad\n",
 ]
 
 
