@@ -311,14 +311,7 @@ def _missing_0_x(data: dict, misspelled: set[tuple[str, str]]):
     declared = _major_minor(data.get("protocolVersion"))
     version = declared or "0.1"
     for place, fields in REQUIRED_0_X.items():
-        name, many, _ = place.partition("[]")
-        if not name:
-            objects = [("", data)]
-        elif many:
-            objects = [(f"{name}[{index}].", item) for index, item in enumerate(_list(data.get(name)))]
-        else:
-            objects = [(f"{name}.", data[name])] if isinstance(data.get(name), dict) else []
-        for prefix, value in objects:
+        for prefix, value in _objects(data, place):
             value = _dict(value)
             for field, kind, since in fields:
                 if isinstance(value.get(field), kind) or (prefix, field) in misspelled:
@@ -340,17 +333,21 @@ def misspellings(data: dict, shape: str):
     without their JSON names."""
     spellings = CARD_SPELLINGS.get(shape, CARD_SPELLINGS["1.0"])
     for place, known in spellings.items():
-        name, many, _ = place.partition("[]")
-        if not name:
-            objects = [("", data)]
-        elif many:
-            objects = [(f"{name}[{index}].", item) for index, item in enumerate(_list(data.get(name)))]
-        else:
-            objects = [(f"{name}.", data.get(name))]
-        for prefix, value in objects:
+        for prefix, value in _objects(data, place):
             for key in _dict(value):
                 if "_" in key and key not in known and (camel := _camel(key)) in known:
                     yield prefix, key, camel
+
+
+def _objects(data: dict, place: str) -> list[tuple[str, object]]:
+    """(where, object) for each object a place of the card tables names: the card itself (""),
+    each item of a list ("skills[]"), or a member ("provider"); an absent member names none."""
+    name, many, _ = place.partition("[]")
+    if not name:
+        return [("", data)]
+    if many:
+        return [(f"{name}[{index}].", item) for index, item in enumerate(_list(data.get(name)))]
+    return [(f"{name}.", data[name])] if name in data else []
 
 
 def _camel(name: str) -> str:
