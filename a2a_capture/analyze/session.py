@@ -403,13 +403,14 @@ class Session:
             self._learn_fronts(call)
         record = seen(call)
         if call.kind == "card":
+            key = card_url(call)
             if call.card is not None and call.agent:
-                self._hold(call, record, call.card, extended=card_url(call).endswith("#extended"))
-            elif call.status == 304 and card_url(call) in self.card_urls:
-                held = self.card_urls[card_url(call)]  # revalidated: the same card, fresh from now
-                self._hold(call, record, held.card, extended=held.extended)
+                self._hold(call, record, call.card, key.endswith("#extended"), key)
+            elif call.status == 304 and key in self.card_urls:
+                held = self.card_urls[key]  # revalidated: the same card, fresh from now
+                self._hold(call, record, held.card, held.extended, key)
         elif call.extended_card is not None and call.agent:
-            self._hold(call, record, call.extended_card, extended=True)
+            self._hold(call, record, call.extended_card, True, card_url(call))
         for task, state in call.states:
             self._see(task, state, record)
         for task, state in call.late_states:
@@ -461,7 +462,8 @@ class Session:
         self._held.clear()
         self._origins.clear()  # the origins worked out so far may go through the new front
 
-    def _hold(self, call: Call, record: Seen, card: Card, extended: bool) -> None:
+    def _hold(self, call: Call, record: Seen, card: Card, extended: bool, key: str) -> None:
+        """Hold ``card`` as fetched by ``call`` from ``key`` (its ``card_url``)."""
         answer = _first_values(call.response_headers, _CACHING_HEADERS)
         cache_control = (answer.get("cache-control") or "").lower()
         match = _MAX_AGE.search(cache_control) if cache_control else None
@@ -473,7 +475,6 @@ class Session:
             vary=tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
             credentials=call.header("authorization"), fronts=len(self.fronts),
         )
-        key = card_url(call)
         previous = self.card_urls.get(key)
         if previous is not None and self._refreshed(previous, held, call.agent):
             self.same_cards[(call.agent, card.fingerprint)] = previous
@@ -506,8 +507,9 @@ class Session:
             return False
         for interface in previous.card.interfaces:
             for origin in self.origins_of(interface):
-                if any(entry[2] is not previous for entry in self.interfaces.get(origin, ())):
-                    return False
+                for entry in self.interfaces.get(origin, ()):
+                    if entry[2] is not previous:
+                        return False
         previous.fetch, previous.etag, previous.last_modified = held.fetch, held.etag, held.last_modified
         previous.max_age, previous.no_cache, previous.credentials = held.max_age, held.no_cache, held.credentials
         return True  # the card, its URL (so ``extended``), ``vary`` and ``fronts`` are the same
