@@ -686,14 +686,10 @@ def task_states(value: object, limit: int = 500) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     item = value
     while isinstance(item, dict):
-        status = item.get("status")
-        if isinstance(status, dict):
-            state = spec.canonical_state(status.get("state"))
-            task = item.get("taskId") or item.get("id")
-            if state and isinstance(task, str):
-                found.append((task, state))
-                if len(found) >= limit:
-                    return found
+        if "status" in item and (shown := _shown_state(item)):
+            found.append(shown)
+            if len(found) >= limit:
+                return found
         below = None
         for key, child in item.items():
             if isinstance(child, _CONTAINERS) and key not in _NOT_TASKS:
@@ -714,14 +710,10 @@ def _walk_states(value: object, limit: int) -> list[tuple[str, str]]:
     while stack:
         item = pop()
         if isinstance(item, dict):
-            status = item.get("status")
-            if isinstance(status, dict):
-                state = spec.canonical_state(status.get("state"))
-                task = item.get("taskId") or item.get("id")
-                if state and isinstance(task, str):
-                    found.append((task, state))
-                    if len(found) >= limit:
-                        break
+            if "status" in item and (shown := _shown_state(item)):
+                found.append(shown)
+                if len(found) >= limit:
+                    break
             for key, child in reversed(item.items()):  # pushed last first: read depth first, in order
                 if isinstance(child, _CONTAINERS) and key not in _NOT_TASKS:
                     push(child)
@@ -730,6 +722,17 @@ def _walk_states(value: object, limit: int) -> list[tuple[str, str]]:
                 if isinstance(child, _CONTAINERS):
                     push(child)
     return found
+
+
+def _shown_state(item: dict) -> tuple[str, str] | None:
+    """(task id, canonical state) of an object with a status: a task or a status update."""
+    status = item["status"]
+    if isinstance(status, dict):
+        state = spec.canonical_state(status.get("state"))
+        task = item.get("taskId") or item.get("id")
+        if state and isinstance(task, str):
+            return task, state
+    return None
 
 
 _CONTAINERS = (dict, list)
