@@ -325,7 +325,8 @@ class CaptureReader:
             except CaptureFormatError:
                 return None
             _KNOWN_REQUESTS.learn(shape, head)
-            http11.seen_request(shape, values, head, request)
+            if shape.sightings > 1:  # a shape that repeats (not one made unique by a per-request id)
+                http11.seen_request(shape, values, head, request)
         size = len(buf)
         while at < size and buf[at] == _LF:  # blank lines before the response
             at += 1
