@@ -181,18 +181,22 @@ def test_no_horizontal_overflow_at_390_px(browser, kit, tmp_path):
         page.close()
 
 
-def test_a_phone_gets_the_sequence_diagram_as_wide_as_its_screen(browser, kit, tmp_path):
-    """At 390 px the sequence diagram is drawn narrow (no sideways scroll inside its figure), with
-    every arrow, link and label of the wide one; a wider screen gets the wide one."""
+def test_a_phone_gets_the_diagrams_as_wide_as_its_screen(browser, kit, tmp_path):
+    """At 390 px the sequence diagram and the timeline are drawn narrow (no sideways scroll inside
+    their figures), with every arrow, link and label of the wide ones; a wider screen gets the wide ones."""
     crowded = [block(n, "discover", http_request("GET", "/.well-known/agent-card.json", [],
                                                  host=f"agent{n}.example:9001"),
                      http_response(200, card(name=f"agent-with-a-long-name-{n}"))) for n in range(1, 7)]
-    for path in (html_report(tmp_path, *CAPTURES),
+    for path in (html_report(tmp_path, *CAPTURES), html_report(tmp_path, kit / "04-polling.http", name="kit.html"),
                  html_report(tmp_path, write(tmp_path, *crowded, name="crowded.http"), name="crowded.html")):
         page = browser.new_page(viewport={"width": 390, "height": 800})
         page.goto(path.as_uri())
-        assert page.locator(".figure-wide").is_hidden() and page.locator(".figure-narrow").is_visible()
-        assert page.eval_on_selector(".figure-narrow", "f => f.scrollWidth <= f.clientWidth")
+        figures = page.locator("#sequence .figure").count() + page.locator("#tasks .figure").count()
+        assert page.locator(".figure-narrow:visible").count() == figures // 2 == page.locator(".figure-narrow").count()
+        assert page.locator(".figure-wide:visible").count() == 0
+        assert page.eval_on_selector_all(".figure-narrow", "fs => fs.every(f => f.scrollWidth <= f.clientWidth)")
+        assert page.eval_on_selector_all("svg.timeline-narrow a", "links => links.map(a => a.getAttribute('href'))") \
+            == page.eval_on_selector_all("svg.timeline a", "links => links.map(a => a.getAttribute('href'))")
         width = page.eval_on_selector("svg.sequence-narrow", "s => s.viewBox.baseVal.width")
         texts = page.eval_on_selector_all("svg.sequence-narrow text", """ts => ts.map(t => {
             const box = t.getBBox(); return [box.x, box.x + box.width, t.textContent]; })""")
@@ -202,7 +206,8 @@ def test_a_phone_gets_the_sequence_diagram_as_wide_as_its_screen(browser, kit, t
                                            "links => links.map(a => a.getAttribute('aria-label'))")
         assert narrow == wide and wide
         page.set_viewport_size({"width": 1280, "height": 800})
-        assert page.locator(".figure-wide").is_visible() and page.locator(".figure-narrow").is_hidden()
+        assert page.locator(".figure-wide:visible").count() == figures // 2
+        assert page.locator(".figure-narrow:visible").count() == 0
         page.close()
 
 

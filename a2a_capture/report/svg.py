@@ -168,13 +168,17 @@ def _positions(marks: list[Mark], timed: bool, origin: float) -> list[float]:
 
 
 def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool, total: int,
-             each_session: bool = False) -> str:
+             each_session: bool = False, narrow: bool = False) -> str:
     """One row per task: each state a bar from when it was seen until the next one
-    (``each_session``: times count from each independent session's first request)."""
+    (``each_session``: times count from each independent session's first request); ``narrow``
+    for a phone: as wide as its screen, rows named by the task alone (the agent in its title),
+    fewer ticks, the legend in two columns, and a class of its own."""
     rows = list(tasks.items())[:MAX_TASKS]
     if not rows:
         return ""
     width, left, right, row_height, min_bar = TIMELINE_WIDTH, 210, 20, 28, 12
+    if narrow:
+        width, left = NARROW_SEQUENCE_WIDTH, 76
     origin = 0.0 if each_session else min((m.at for _, marks in rows for m in marks if m.at is not None),
                                           default=0.0)
     positions = {task: _positions(marks, timed, origin) for task, marks in rows}
@@ -182,15 +186,19 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
     span = (end * 1.05 if timed else total) or 1.0
     scale = (width - left - right) / span
     top = 46
-    height = top + row_height * len(rows) + 74
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 {width} {height}" '
-             f'width="{width}" height="{height}" role="group" aria-label="Task states over the session">']
-    parts += _axis(left, width - right, top - 8, top + row_height * len(rows), span, scale, timed, each_session)
+    legend_rows = 4 if narrow else 1  # eight states: two columns of four, or one line
+    height = top + row_height * len(rows) + 74 + 20 * (legend_rows - 1) + (16 if narrow else 0)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="{"timeline-narrow" if narrow else "timeline"}" '
+             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="group" '
+             'aria-label="Task states over the session">']
+    parts += _axis(left, width - right, top - 8, top + row_height * len(rows), span, scale, timed, each_session,
+                   ticks=3 if narrow else 6)
     for index, (task, marks) in enumerate(rows):
         y = top + index * row_height
         owner = owners.get(task, "")
+        agent = "" if narrow else f'<tspan class="agent"> {escape(fit(owner, left - 90))}</tspan>'
         parts.append(f'<text x="8" y="{y + 14}" class="task-id"><title>{escape(task)} at {escape(owner)}</title>'
-                     f'{escape(task[:8])}<tspan class="agent"> {escape(fit(owner, left - 90))}</tspan></text>')
+                     f'{escape(task[:8])}{agent}</text>')
         xs = [left + p * scale for p in positions[task]]
         for k in range(1, len(xs)):  # bars never overlap: each is at least min_bar wide
             xs[k] = max(xs[k], xs[k - 1] + min_bar)
@@ -208,23 +216,26 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
                          f'<text x="{(x0 + x1) / 2:.1f}" y="{y + 13}" text-anchor="middle" class="state">'
                          f'{escape(inner) if x1 - x0 >= 10 else ""}'
                          '</text></a>')
-    legend_y = height - 12
+    legend_y = height - 12 - 20 * (legend_rows - 1)
     for index, (state, colour) in enumerate(list(STATE_COLOURS.items())[:8]):
-        x0 = 8 + index * 118
+        x0 = 8 + (index % 2) * 160 if narrow else 8 + index * 118
+        if narrow:
+            legend_y = height - 12 - 20 * (legend_rows - 1 - index // 2)
         name = state_name(state)
         parts.append(f'<rect x="{x0}" y="{legend_y - 10}" width="14" height="14" fill="{colour}"/>'
                      f'<text x="{x0 + 3}" y="{legend_y + 1}" class="state">{STATE_LETTERS[state]}</text>'
                      f'<text x="{x0 + 18}" y="{legend_y}" class="legend">{escape(name)}</text>')
     if len(tasks) > MAX_TASKS:
-        parts.append(f'<text x="8" y="{legend_y - 24}" class="more">… {len(tasks) - MAX_TASKS} more tasks</text>')
+        first_legend = height - 12 - 20 * (legend_rows - 1)
+        parts.append(f'<text x="8" y="{first_legend - 24}" class="more">… {len(tasks) - MAX_TASKS} more tasks</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
 def _axis(x0: float, x1: float, y: float, bottom: float, span: float, scale: float, timed: bool,
-          each_session: bool = False) -> list[str]:
+          each_session: bool = False, ticks: int = 6) -> list[str]:
     parts = [f'<line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" class="axis"/>']
-    step = _nice_step(span / 6) if timed else max(1, round(_nice_step(span / 6)))
+    step = _nice_step(span / ticks) if timed else max(1, round(_nice_step(span / ticks)))
     tick = 0.0
     while tick <= span + 1e-9:
         x = x0 + tick * scale
@@ -235,6 +246,12 @@ def _axis(x0: float, x1: float, y: float, bottom: float, span: float, scale: flo
     first = "each session's first request" if each_session else "the first request"
     caption = (f"seconds since {first}, from the recorded times" if timed
                else "exchange order (the capture has no timestamps)")
+    if ticks < 6:  # narrow: the caption in two lines, from the left edge
+        head, _, tail = caption.partition(", " if timed else " (")
+        tail = tail if timed else f"({tail}"
+        parts.append(f'<text x="8" y="{bottom + 20}" class="legend axis-label">{head}'
+                     f'<tspan x="8" dy="16">{tail}</tspan></text>')
+        return parts
     parts.append(f'<text x="{x0}" y="{bottom + 20}" class="legend axis-label">{caption}</text>')
     return parts
 

@@ -151,6 +151,8 @@ class ReportModel(BaseModel):
     shown: int  # exchanges listed (all, or the flagged ones)
     sequence_svg: str
     timeline_svg: str
+    #: the timeline as wide as a phone, shown instead on a narrow screen
+    timeline_narrow_svg: str
     #: the sequence diagram as wide as a phone, for the HTML to show instead on a narrow screen
     sequence_narrow_svg: str
     sequence_mermaid: str
@@ -338,6 +340,8 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
         sequence_svg=svg.sequence(lifelines, ordered, timed=timed and sessions == 1),
         sequence_narrow_svg=svg.sequence(lifelines, ordered, timed=timed and sessions == 1, narrow=True),
         timeline_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order, each_session=sessions > 1),
+        timeline_narrow_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order,
+                                         each_session=sessions > 1, narrow=True),
         sequence_mermaid=svg.mermaid(lifelines, arrows),
         timeline_text=svg.timeline_text(dict(tasks), task_owner, timed=timed, each_session=sessions > 1),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
