@@ -1,5 +1,5 @@
-"""A Date value the remembered parse of a head did not see is checked as h11 checks it: the
-quick test of what h11 refuses takes and refuses exactly the values h11 does."""
+"""A per-message value (a Date, a trace id) the remembered parse of a head did not see is checked as
+h11 checks it: the quick test of what h11 refuses takes and refuses exactly the values h11 does."""
 
 from __future__ import annotations
 
@@ -28,14 +28,14 @@ def _fail(expected: str, offset: int, found: str | None) -> CaptureFormatError:
     return CaptureFormatError(expected, found=found)
 
 
-@given(_BYTES.map(bytes.strip))  # the reader strips a volatile value before it checks it
-def test_a_date_value_is_taken_exactly_when_h11_takes_it(value):
+@given(_BYTES.map(bytes.strip), st.sampled_from(http11.PER_MESSAGE))  # the reader strips a volatile value
+def test_a_per_message_value_is_taken_exactly_when_h11_takes_it(value, name):
     http11._checked.discard(value)
     try:
-        http11._check_value("date", value, _fail)
+        http11._check_value(name.decode(), value, _fail)
     except CaptureFormatError as error:
         assert not _h11_takes(value)
-        assert error.expected.startswith("a valid date header value")
+        assert error.expected.startswith(f"a valid {name.decode()} header value")
     else:
         assert _h11_takes(value)
 

@@ -197,10 +197,15 @@ _BASES = {
                   b"content-type: application/json",
                   b"HTTP/1.1 200 OK\nserver: uvicorn\ncontent-type: application/json",
                   b"HTTP/1.1 200 OK\nDate: Wed, 18 Nov 2026 11:06:40 GMT\nContent-Type: text/event-stream\n"
-                  b"Transfer-Encoding: chunked"],
+                  b"Transfer-Encoding: chunked",
+                  b"HTTP/1.1 200 OK\ndate: Wed, 18 Nov 2026 11:06:40 GMT\nx-request-id: 7f3a\ncontent-length: 2\n"
+                  b"content-type: application/json"],
     b"request": [b"POST / HTTP/1.1\nHost: 127.0.0.1:41241\nContent-Type: application/json\nContent-Length: 2",
                  b"POST / HTTP/1.1\nHost: 127.0.0.1:41242\nContent-Type: application/json\nContent-Length: 2",
-                 b"GET /.well-known/agent-card.json HTTP/1.1\nHost: 127.0.0.1:41241"],
+                 b"GET /.well-known/agent-card.json HTTP/1.1\nHost: 127.0.0.1:41241",
+                 b"POST /message:send HTTP/1.1\nHost: 127.0.0.1:41243\n"
+                 b"traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\n"
+                 b"Content-Type: application/json\nContent-Length: 2"],
 }
 _PIECES = [b"a", b" ", b"\t", b"\x00", b"\x01", b"\x0b", b"\x0c", b"\x7f", b"\xe2\x80\xa6", b"\xc3\xa9", b"\xff",
            b"GMT", b"12", b"0", b"12345678", b":", b"\xe2"]
@@ -237,11 +242,12 @@ def _message(kind: bytes, head: bytes, body: bytes):
 
 def _plain(head: bytes) -> bytes:
     """``head`` with other plain values: another second, another length."""
-    return head.replace(b"11:06:40", b"10:00:00").replace(b"ength: 2", b"ength: 31")
+    return (head.replace(b"11:06:40", b"10:00:00").replace(b"ength: 2", b"ength: 31")
+            .replace(b"4bf92f35", b"0af76519").replace(b"7f3a", b"9c01"))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.sampled_from([b"request", b"response"]), st.integers(0, 2), st.lists(_VOLATILE_VALUES, min_size=2,
+@given(st.sampled_from([b"request", b"response"]), st.integers(0, 3), st.lists(_VOLATILE_VALUES, min_size=2,
                                                                                   max_size=2))
 def test_a_known_head_makes_the_message_the_general_way_makes(monkeypatch, kind, which, values):
     with monkeypatch.context() as patch:
@@ -272,7 +278,7 @@ def test_a_known_head_is_only_one_that_ends_with_its_blank_line(monkeypatch):
 
 @pytest.mark.parametrize("chunk_size", [7, 1 << 20])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 1), _VOLATILE_VALUES, _VOLATILE_VALUES),
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1), _VOLATILE_VALUES, _VOLATILE_VALUES),
                 min_size=1, max_size=6))
 def test_blocks_with_known_heads_read_the_same_both_ways(monkeypatch, chunk_size, variants):
     """Blocks of heads learned from the first ones, then the same heads with other values (plain
@@ -286,8 +292,8 @@ def test_blocks_with_known_heads_read_the_same_both_ways(monkeypatch, chunk_size
                 + response + b"\n\n" + answer + (b"\n\n" if answer else b""))
 
     blocks = [block(number, _BASES[b"request"][which], _BASES[b"response"][which])
-              for number, which in enumerate([0, 1, 2, 0, 1, 2, 2, 1, 0], start=1)]  # learned, then known
-    for number, (which, kind, first, second) in enumerate(variants, start=10):
+              for number, which in enumerate([0, 1, 2, 3, 0, 1, 2, 2, 1, 3, 0], start=1)]  # learned, then known
+    for number, (which, kind, first, second) in enumerate(variants, start=12):
         request, response = _BASES[b"request"][which], _BASES[b"response"][which]
         if kind:
             response = _variant(response, [first, second])
@@ -306,3 +312,25 @@ def test_blocks_with_known_heads_read_the_same_both_ways(monkeypatch, chunk_size
     assert quick == general
     # the quick way took the three plain blocks so: requests seen whole, responses of known shapes
     assert seen >= 3 and sum(found is not None for found in taken) >= 3
+
+
+def test_a_trace_id_on_every_call_leaves_the_heads_repeating(monkeypatch):
+    """Tracing middleware puts a fresh `traceparent` on each request and a fresh `x-request-id` on
+    each response: those values are per message (``http11.PER_MESSAGE``), so h11 parses each
+    shape of head once, not every head, and each message keeps its own value."""
+    request, response = _BASES[b"request"][3], _BASES[b"response"][3]
+    blocks = [b"### %d \xc2\xb7 t\n" % number + _PRAGMAS
+              + request.replace(b"4bf92f3577b34da6", b"%016x" % number) + b"\n\n{}\n\n"
+              + response.replace(b"7f3a", b"%04x" % number) + b"\n\n{}\n\n" for number in range(1, 41)]
+    parsed = []
+    for name in ("_parse_request_head", "_parse_response_head"):
+        original = getattr(http11, name)
+        monkeypatch.setattr(http11, name, lambda *args, original=original: parsed.append(1) or original(*args))
+    with monkeypatch.context() as patch:
+        _fresh_heads(patch)
+        capture = read_capture_bytes(b"".join(blocks), "traced.http")
+    assert len(parsed) == 2  # one request head, one response head: the rest are of their shapes
+    assert [exchange.request.header("traceparent")[3:19] for exchange in capture.exchanges] == [
+        f"{number:016x}" for number in range(1, 41)]
+    assert [exchange.response.header("x-request-id") for exchange in capture.exchanges] == [
+        f"{number:04x}" for number in range(1, 41)]

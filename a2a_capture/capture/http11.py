@@ -23,7 +23,14 @@ from a2a_capture.capture.syntax import HEADER_LINE, REQUEST_LINE, STATUS_LINE
 _CUT = CUT_MARK.encode()
 _PLACEHOLDER = b"_a2a-capture-cut_"
 _FRAMING = (b"content-length", b"transfer-encoding")
-_VOLATILE = (*_FRAMING, b"date")
+#: headers whose value changes from one message to the next while h11 only checks it as a value
+#: (it acts on framing, Host, Connection, Expect and Upgrade, never on these): `Date`, and the ids
+#: tracing and request-id middleware put on every call. A head's shape leaves their values out, so a
+#: client that sends a fresh `traceparent` with each call still repeats its heads.
+PER_MESSAGE = (b"date", b"traceparent", b"tracestate", b"baggage", b"x-request-id", b"x-correlation-id",
+               b"request-id", b"x-amzn-trace-id", b"x-cloud-trace-context", b"sentry-trace", b"b3",
+               b"x-b3-traceid", b"x-b3-spanid", b"x-b3-parentspanid", b"x-b3-sampled", b"idempotency-key")
+_VOLATILE = (*_FRAMING, *PER_MESSAGE)
 _NO_BODY_STATUS = (204, 304)
 _CACHE_SIZE = 4096
 
@@ -31,7 +38,7 @@ _CACHE_SIZE = 4096
 Fail = Callable[[str, int, str | None], Exception]
 
 #: a header line after the first whose name is volatile: (line end and name, value)
-_VOLATILE_LINE = re.compile(rb"(\n(?:content-length|transfer-encoding|date):)([^\n]*)", re.IGNORECASE)
+_VOLATILE_LINE = re.compile(rb"(\n(?:%s):)([^\n]*)" % b"|".join(map(re.escape, _VOLATILE)), re.IGNORECASE)
 
 _shapes: dict[bytes, dict[bytes, Shape]] = {b"request": {}, b"response": {}}
 #: a client repeats its request heads whole (same call, same length): each one's shape and values,
@@ -272,7 +279,8 @@ def _parse(shape: Shape, head: bytes, body: bytes, fail: Fail, parse_head) -> tu
     headers, where the volatile ones are, and whether the message may have SSE events."""
     start, headers = parse_head(head.split(b"\n"), body, fail)
     cuts = start[3]
-    volatile = tuple((i, name, value if name.lower() == "date" else None, i + 1 + sum(cut <= i for cut in cuts))
+    volatile = tuple((i, name, None if name.lower().encode() in _FRAMING else value,
+                      i + 1 + sum(cut <= i for cut in cuts))
                      for i, (name, value) in enumerate(headers) if name.lower().encode() in _VOLATILE)
     probe = built(Response, {"headers": list(headers), "body": b"", "http_version": "1.1", "head_cuts": [],
                              "grpc_views": [], "status": 200, "reason": "", "event_times": [], "event_notes": {},
@@ -319,21 +327,21 @@ _NOT_IN_VALUES = b"\x00\n\r\x0b\x0c"
 
 def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fail) -> list[tuple[str, str]]:
     """A remembered head's headers with this message's own volatile values put back (``volatile``:
-    the position and name of each, for a Date the value h11 saw, and its line in the head)."""
+    the position and name of each, for a per-message header the value h11 saw, and its line in the head)."""
     result = list(headers)
-    for (index, name, date, line), value in zip(volatile, values, strict=True):
+    for (index, name, seen, line), value in zip(volatile, values, strict=True):
         text = value.decode("utf-8", "surrogateescape")
-        if date is None:  # a framing header: the file frames the body, so h11 never sees its value
+        if seen is None:  # a framing header: the file frames the body, so h11 never sees its value
             if len(value.translate(None, _NOT_IN_VALUES)) != len(value):
                 raise fail(f"a {name} value without NUL or line breaks", line, repr(text))
-        elif text != date and value not in _checked:
+        elif text != seen and value not in _checked:
             _check_value(name, value, fail)
         result[index] = (name, text)
     return result
 
 
 def _check_value(name: str, value: bytes, fail: Fail) -> None:
-    """h11's own check of a Date value (stripped) the remembered parse did not see."""
+    """h11's own check of a per-message value (a Date, a trace id; stripped) the remembered parse did not see."""
     if len(value.translate(None, _NOT_IN_VALUES)) != len(value):  # else h11 takes it: no need to ask
         try:
             h11.Response(status_code=200, headers=[(name.encode("latin-1", "replace"), value)])
