@@ -14,7 +14,7 @@ Then where the time goes, each stage as a ratio to the floor (each measured as a
 after it, the modules imported before the clock starts, the difference to the run before):
 
 - read: the reader's exchanges, with SSE frames split (a2a_capture/capture/, sources.py)
-- decode: each exchange read as A2A (a2a_capture/a2a/decode.py)
+- decode: each exchange read as A2A (a2a_capture/a2a/decode.py), in analyze's batches
 - judge: rules, session and findings, to a callback that drops them (a2a_capture/analyze/)
 - write: the text lines and summary (report/machine.py, cli/analyze.py)
 - start: importing the command's modules (in `analyze` above, not in the stages)
@@ -134,9 +134,8 @@ def run_analyze(path: str) -> dict:
 
 def _stage(stage: str, path: str):
     """A run that stops after ``stage``, its modules imported already (the clock starts after)."""
-    from a2a_capture.a2a.decode import decode
     from a2a_capture.analyze.config import Config
-    from a2a_capture.analyze.engine import analyze
+    from a2a_capture.analyze.engine import _decoded, analyze
     from a2a_capture.sources import exchanges
 
     def read() -> dict:
@@ -148,8 +147,8 @@ def _stage(stage: str, path: str):
         return {"units": 1}
 
     def read_decode() -> dict:
-        for exchange in exchanges(path):
-            decode(exchange, path)
+        for _batch in _decoded(path):  # read and decoded in batches, as analyze does
+            pass
         return {"units": 1}
 
     def judge() -> dict:
