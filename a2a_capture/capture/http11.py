@@ -106,7 +106,10 @@ def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
     if kind == b"request" and (seen := _requests.get(head)) is not None:
         return seen
     parts = _VOLATILE_LINE.split(head)  # text, name, value, text, name, value, ..., text
-    values = list(map(bytes.strip, parts[2::3]))
+    # a framing value as _kept_headers reads it (the file frames the body: any white space goes); a
+    # per-message one as h11 does (spaces and tabs only: a value that ends in a form feed is refused)
+    values = [value.strip() if name[1:-1].lower() in _FRAMING else value.strip(b" \t")
+              for name, value in zip(parts[1::3], parts[2::3], strict=True)]
     del parts[2::3]
     key = b"".join(parts)
     shapes = _shapes[kind]
