@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import Call
+from a2a_capture.capture.models import built
 
 
 class Severity(StrEnum):
@@ -61,13 +62,7 @@ class Finding(BaseModel):
     outcome: Literal["wasted", "fragile", "advice"] = "advice"
 
 
-_FIELDS = set(Finding.model_fields)  # copied for each finding: pydantic's set of the fields given (all)
-_new = object.__new__
-#: pydantic's own slots, set as ``object.__setattr__`` sets them, without looking them up each time
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_FIELDS = frozenset(Finding.model_fields)
 
 
 def _finding(values: dict) -> Finding:
@@ -77,12 +72,7 @@ def _finding(values: dict) -> Finding:
     equal to the validated model."""
     if len(values) != len(_FIELDS):  # a field added to Finding and not given here: validated, as before
         return Finding(**values)
-    finding = _new(Finding)
-    _set_dict(finding, values)
-    _set_fields(finding, _FIELDS.copy())
-    _set_extra(finding, None)
-    _set_private(finding, None)
-    return finding
+    return built(Finding, values)
 
 
 #: how a rule's findings are judged from what the capture shows (see ``judge``):
