@@ -510,9 +510,9 @@ class Session:
                 for entry in self.interfaces.get(origin, ()):
                     if entry[2] is not previous:
                         return False
-        previous.fetch, previous.etag, previous.last_modified = held.fetch, held.etag, held.last_modified
-        previous.max_age, previous.no_cache, previous.credentials = held.max_age, held.no_cache, held.credentials
-        return True  # the card, its URL (so ``extended``), ``vary`` and ``fronts`` are the same
+        for name in HeldCard.__slots__:  # every field: the card, its URL (so ``extended``), ``vary`` and
+            setattr(previous, name, getattr(held, name))  # ``fronts`` are the same, the rest is the new fetch's
+        return True
 
     def _see(self, task: str, state: str, record: Seen) -> None:
         seen_now = _new_seen(TaskSeen, (state, record, record.agent))
