@@ -155,27 +155,28 @@ class Known:
         """The Content-Length that frames the body of a message with this head (``Shape.length``)."""
         return self.length if self.length_slot is None else int(values[self.length_slot])
 
-    def request(self, values: tuple[bytes, ...], body: bytes) -> Request:
-        """What ``parse_request`` gives for a message with this head."""
+    def headers_with(self, values: tuple[bytes, ...]) -> list[tuple[str, str]]:
+        """The head's headers with a message's own volatile values put in their slots."""
         headers = list(self.headers)
         for (index, name), value in zip(self.slots, values):  # noqa: B905 - as many as the template has
             headers[index] = (name, value.decode())
+        return headers
+
+    def request(self, values: tuple[bytes, ...], body: bytes) -> Request:
+        """What ``parse_request`` gives for a message with this head."""
         method, target, version, _ = self.start
-        return built(Request, {"headers": headers, "body": body, "http_version": version, "head_cuts": [],
-                               "grpc_views": [], "method": method, "target": target})
+        return built(Request, {"headers": self.headers_with(values), "body": body, "http_version": version,
+                               "head_cuts": [], "grpc_views": [], "method": method, "target": target})
 
     def response(self, values: tuple[bytes, ...], body: bytes, event_times: list[float | None]) -> Response | None:
         """What ``parse_response`` gives for a message with this head; None where it refuses the body."""
         status, reason, version, _ = self.start
         if body and (status < 200 or status in _NO_BODY_STATUS):
             return None
-        headers = list(self.headers)
-        for (index, name), value in zip(self.slots, values):  # noqa: B905 - as many as the template has
-            headers[index] = (name, value.decode())
         response = built(Response, {
-            "headers": headers, "body": body, "http_version": version, "head_cuts": [], "grpc_views": [],
-            "status": status, "reason": reason, "event_times": event_times, "event_notes": {}, "trailers": [],
-            "grpc_status_view": None})
+            "headers": self.headers_with(values), "body": body, "http_version": version, "head_cuts": [],
+            "grpc_views": [], "status": status, "reason": reason, "event_times": event_times, "event_notes": {},
+            "trailers": [], "grpc_status_view": None})
         if not self.events:
             response.__dict__["events"] = []  # as parse_response
         return response
