@@ -20,6 +20,7 @@ from a2a_capture.a2a import grpc, spec
 from a2a_capture.a2a.cards import Card, parse_card
 from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.grpc import is_grpc_type as grpc_type
+from a2a_capture.capture.http11 import first_values
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Response
 
 #: the recorder's note on an HTTPS exchange (docs/capture-format.md)
@@ -203,7 +204,7 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
         return None
     response = answer.__dict__
     request_headers, response_headers = request["headers"], response["headers"]
-    sent, got = _first_values(request_headers), _first_values(response_headers)
+    sent, got = first_values(request), first_values(response)  # a known head's, worked out by the reader
     sent_type, content_type = sent.get("content-type"), got.get("content-type")
     if ("content-encoding" in sent or "content-encoding" in got
             or (sent_type is not None and "grpc" in sent_type.lower())

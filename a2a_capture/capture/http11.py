@@ -31,6 +31,7 @@ PER_MESSAGE = (b"date", b"traceparent", b"tracestate", b"baggage", b"x-request-i
                b"request-id", b"x-amzn-trace-id", b"x-cloud-trace-context", b"sentry-trace", b"b3",
                b"x-b3-traceid", b"x-b3-spanid", b"x-b3-parentspanid", b"x-b3-sampled", b"idempotency-key")
 _VOLATILE = (*_FRAMING, *PER_MESSAGE)
+_VOLATILE_NAMES = frozenset(name.decode() for name in _VOLATILE)
 _NO_BODY_STATUS = (204, 304)
 _CACHE_SIZE = 4096
 
@@ -142,7 +143,7 @@ class Known:
     body, if any).
     """
 
-    __slots__ = ("events", "headers", "length", "length_slot", "shape", "slots", "start")
+    __slots__ = ("events", "firsts", "headers", "length", "length_slot", "shape", "slots", "start")
 
     def __init__(self, shape: Shape, headers: tuple, length: int | None = None, length_slot: int | None = None,
                  template: bool = False) -> None:
@@ -150,6 +151,7 @@ class Known:
         self.start, _, volatile, self.events = shape.parsed  # start: (method or status, target or reason, ...)
         self.slots = tuple((index, name) for index, name, _, _ in volatile) if template else ()
         self.headers, self.length, self.length_slot = headers, length, length_slot
+        self.firsts = _steady_first_values(headers)  # the same for every message with this head
 
     def length_of(self, values: tuple[bytes, ...]) -> int | None:
         """The Content-Length that frames the body of a message with this head (``Shape.length``)."""
@@ -163,23 +165,52 @@ class Known:
         return headers
 
     def request(self, values: tuple[bytes, ...], body: bytes) -> Request:
-        """What ``parse_request`` gives for a message with this head."""
+        """What ``parse_request`` gives for a message with this head (its ``first_values`` known)."""
         method, target, version, _ = self.start
-        return built(Request, {"headers": self.headers_with(values), "body": body, "http_version": version,
-                               "head_cuts": [], "grpc_views": [], "method": method, "target": target})
+        headers = self.headers_with(values)
+        request = built(Request, {"headers": headers, "body": body, "http_version": version,
+                                  "head_cuts": [], "grpc_views": [], "method": method, "target": target})
+        request.__dict__[_FIRSTS] = headers, self.firsts
+        return request
 
     def response(self, values: tuple[bytes, ...], body: bytes, event_times: list[float | None]) -> Response | None:
         """What ``parse_response`` gives for a message with this head; None where it refuses the body."""
         status, reason, version, _ = self.start
         if body and (status < 200 or status in _NO_BODY_STATUS):
             return None
+        headers = self.headers_with(values)
         response = built(Response, {
-            "headers": self.headers_with(values), "body": body, "http_version": version, "head_cuts": [],
+            "headers": headers, "body": body, "http_version": version, "head_cuts": [],
             "grpc_views": [], "status": status, "reason": reason, "event_times": event_times, "event_notes": {},
             "trailers": [], "grpc_status_view": None})
+        fields = response.__dict__
+        fields[_FIRSTS] = headers, self.firsts
         if not self.events:
-            response.__dict__["events"] = []  # as parse_response
+            fields["events"] = []  # as parse_response
         return response
+
+
+#: where a message made from a known head keeps that head's first values, with the list of headers they
+#: are for (``first_values``)
+_FIRSTS = "_first_values"
+
+
+def first_values(fields: dict) -> dict[str, str]:
+    """Each header's first value by its lower-case name (as ``Message.header`` finds it), the framing and
+    per-message ones (``PER_MESSAGE``) left out, of a message's fields (its ``__dict__``: decode reads
+    them there). A message made from a known head has its head's, worked out once for every message
+    of that head (none of their values differs); headers replaced since are read again."""
+    held = fields.get(_FIRSTS)
+    headers = fields["headers"]
+    return held[1] if held is not None and held[0] is headers else _steady_first_values(headers)
+
+
+def _steady_first_values(headers) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for key, value in headers:
+        if (name := key.lower()) not in _VOLATILE_NAMES:
+            values.setdefault(name, value)
+    return values
 
 
 class KnownHeads:
