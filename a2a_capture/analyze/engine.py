@@ -255,15 +255,16 @@ class Analyzer:
             self.findings += found
         tally, wasted, fragile = self._tally, None, False
         for finding in found:
-            key = (finding.rule, finding.severity, finding.outcome)
+            values = finding.__dict__  # where pydantic keeps the fields: its ``__getattr__`` makes each attribute slow
+            key = (values["rule"], values["severity"], values["outcome"])
             tally[key] = tally.get(key, 0) + 1
-            if wasted is None and finding.wasted:
-                wasted = finding
-            elif finding.outcome == "fragile":
+            if wasted is None and values["wasted"]:
+                wasted = values
+            elif key[2] == "fragile":
                 fragile = True
-        place = (found[0].file, found[0].exchange)
+        place = (values["file"], values["exchange"])  # every finding's: they share the call's place
         if wasted is not None:
-            self._wasted.setdefault(place, wasted.cost)
+            self._wasted.setdefault(place, wasted["cost"])
         if fragile:
             self._fragile.add(place)
 

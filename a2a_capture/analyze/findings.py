@@ -82,7 +82,7 @@ def _finding(values: dict) -> Finding:
 Kind = Literal["predicted", "redundant", "advice"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Hit:
     """What a check returns: the message, and the calls that had already answered it.
 
@@ -144,7 +144,7 @@ class Rule:
     def finding(self, call: Call, session, hit: Hit) -> Finding:
         """The finding a hit of this rule's check makes on ``call``."""
         held = session.held_card(call)
-        agent_name = held.card.name if held is not None and held.card.name else call.agent
+        agent_name = (held.card.name if held is not None else None) or call.agent  # a card's name, once read
         kind = hit.kind or self.kind
         outcome = "wasted" if kind == "redundant" else judge(kind, call, self.fails_as)
         message = hit.message

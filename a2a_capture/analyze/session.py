@@ -411,11 +411,10 @@ class Session:
                 self._hold(call, record, held.card, held.extended, key)
         elif call.extended_card is not None and call.agent:
             self._hold(call, record, call.extended_card, True, card_url(call))
-        for task, state in call.states:
-            self._see(task, state, record)
-        for task, state in call.late_states:
+        self._see(call.states, record)
+        if call.late_states:
             stream = self.streams.get((call.file, call.late_stream or -1))
-            self._see(task, state, stream or record)
+            self._see(call.late_states, stream or record)
         if call.streamed:
             self.streams[(call.file, call.number)] = record
         self._index(call, record)
@@ -514,11 +513,14 @@ class Session:
             setattr(previous, name, getattr(held, name))  # ``fronts`` are the same, the rest is the new fetch's
         return True
 
-    def _see(self, task: str, state: str, record: Seen) -> None:
-        seen_now = _new_seen(TaskSeen, (state, record, record.agent))
-        self.tasks[task] = seen_now
-        if state in spec.TERMINAL_STATES and task not in self.ended_tasks:
-            self.ended_tasks[task] = seen_now
+    def _see(self, states: list[tuple[str, str]], record: Seen) -> None:
+        """Tasks in the states an exchange (``record``) showed them in, all in one call: most show one."""
+        tasks, ended = self.tasks, self.ended_tasks
+        for task, state in states:
+            seen_now = _new_seen(TaskSeen, (state, record, record.agent))
+            tasks[task] = seen_now
+            if state in spec.TERMINAL_STATES and task not in ended:
+                ended[task] = seen_now
 
 
 #: the response headers that say how a card may be cached (RFC 9111)

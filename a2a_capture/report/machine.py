@@ -153,13 +153,14 @@ _WORD = {severity: severity.value for severity in Severity}  # without the enum'
 def line(finding: Finding, judged: bool = True) -> str:
     """One finding as a text line, `file:LINE: severity rule …` with the line its exchange starts on,
     so editors and CI annotations jump there; a wasted or fragile round trip says so after the rule id."""
-    outcome = finding.outcome
+    values = finding.__dict__  # where pydantic keeps the fields: its ``__getattr__`` makes each attribute slow
+    outcome = values["outcome"]
     tag = f" [{outcome}]" if judged and outcome != "advice" else ""
-    if finding.line is not None:  # where(finding), as one f-string makes it: the common case
-        return (f"{finding.file}:{finding.line}: {_WORD[finding.severity]} {finding.rule}{tag} {finding.message} "
-                f"(exchange {finding.exchange})")
-    return f"{where(finding)} {_WORD[finding.severity]} {finding.rule}{tag} {finding.message} " \
-           f"(exchange {finding.exchange})"
+    if values["line"] is not None:  # where(finding), as one f-string makes it: the common case
+        return (f"{values['file']}:{values['line']}: {_WORD[values['severity']]} {values['rule']}{tag} "
+                f"{values['message']} (exchange {values['exchange']})")
+    return f"{where(finding)} {_WORD[values['severity']]} {values['rule']}{tag} {values['message']} " \
+           f"(exchange {values['exchange']})"
 
 
 def where(finding: Finding) -> str:

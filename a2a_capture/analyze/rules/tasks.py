@@ -9,13 +9,6 @@ from a2a_capture.analyze.findings import Hit, ref, rule
 from a2a_capture.analyze.session import view_of
 
 
-def _ended(call, session):
-    """The call that first showed this call's task in a terminal state, if any."""
-    if call.task_id is None:
-        return None
-    return session.ended(call.task_id)
-
-
 def _refused_as_ended(error) -> bool:
     """The answer a call on a finished task gets: UnsupportedOperationError in 1.0 (§3.1.1, §3.1.6), or
     any error whose words say the task had ended (0.3 servers answer -32602 or -32603 with a message)."""
@@ -72,7 +65,7 @@ state, asking again returns the same answer.""",
 def poll_terminal(call, session):
     if call.operation != "GetTask":
         return
-    ended = _ended(call, session)
+    ended = session.ended(call.task_id)
     if ended is None:
         return
     earlier, view = ended.call, view_of(call)
@@ -100,7 +93,7 @@ rejected or already been canceled fails with TaskNotCancelableError (-32002)."""
 def cancel_terminal(call, session):
     if call.operation != "CancelTask":
         return
-    ended = _ended(call, session)
+    ended = session.ended(call.task_id)
     if ended is not None:
         yield Hit(f"{ref(ended.call, call)} had already shown task {call.task_id} {_state_word(ended.state)}",
                   [ended.call])
@@ -129,7 +122,7 @@ def message_terminal(call, session):
     if not isinstance(message, dict) or not (message.get("taskId") or message.get("task_id")):
         return  # a message that starts a task: the task id is the answer's, and nothing had ended (0.1's
         # tasks/send names its task in params.id, to create, continue or restart it: no mistake there)
-    ended = _ended(call, session)
+    ended = session.ended(call.task_id)
     if ended is not None and ended.call is not call:
         yield Hit(f"the message names task {call.task_id}, which {ref(ended.call, call)} had shown "
                   f"{_state_word(ended.state)}; send a new task in its context instead", [ended.call])
@@ -153,7 +146,7 @@ UnsupportedOperationError. Re-subscribing after a normal terminal close is a was
 def subscribe_terminal(call, session):
     if call.operation != "SubscribeToTask":
         return
-    ended = _ended(call, session)
+    ended = session.ended(call.task_id)
     if ended is not None:
         yield Hit(f"{ref(ended.call, call)} had already shown task {call.task_id} {_state_word(ended.state)}",
                   [ended.call])
