@@ -17,7 +17,15 @@ from hypothesis import strategies as st
 
 from a2a_capture import nesting
 from a2a_capture.a2a import decode as decode_module
-from a2a_capture.a2a.decode import _json, _json_checked, _split_target, card_of, decode, task_states
+from a2a_capture.a2a.decode import (
+    _json,
+    _json_checked,
+    _served_card,
+    _split_target,
+    card_of,
+    decode,
+    task_states,
+)
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response
 from a2a_capture.sources import exchanges
 from tests.builders import block, card, fetch_card, http_request, http_response, rpc, write
@@ -172,6 +180,18 @@ def test_the_same_card_bytes_are_the_same_card(padding):
     assert card_of(json.loads(raw), bytes(bytearray(raw))) is first
     other = json.dumps({**data, "name": "other"}).encode()
     assert card_of(json.loads(other), other).name == "other"
+
+
+def test_a_card_served_again_is_read_once_and_bytes_of_its_length_are_told_apart():
+    names = [f"agent-{n}" for n in range(7)]  # one length: more than the memo compares for one
+    bodies = [json.dumps({"name": name, "skills": [], "url": "http://a:1/"}).encode() for name in names]
+    assert len({len(body) for body in bodies}) == 1
+    first = [_served_card(body) for body in bodies]
+    for name, body, (value, held) in zip(names, bodies, first, strict=True):
+        again = _served_card(bytes(bytearray(body)))  # equal bytes, not the same object
+        assert again[0]["name"] == again[1].name == held.name == value["name"] == name
+    assert _served_card(bytes(bytearray(bodies[-1])))[1] is first[-1][1]
+    assert _served_card(b"[1, 2]") == ([1, 2], None)
 
 
 # -- the plain path: the commonest exchange read straight through -----------------------------------

@@ -16,6 +16,12 @@ _OTHER_SPELLINGS = ["2026-11-30T07:40:01Z", "2026-11-30T07:40:01.123+02:00", "20
                     "2026-13-30T07:40:01.123456Z", "2026-11-30T24:00:00.000000Z", "soon", "", None]
 
 
+def _times(meta: ExchangeMeta) -> tuple[float | None, float | None]:
+    """``meta.times()`` as the datetimes give it."""
+    started = meta.started_at
+    return (started.timestamp() if started else None), _through_datetime(meta)
+
+
 def _through_datetime(meta: ExchangeMeta) -> float | None:
     started, ended = meta.started_at, meta.ended_at
     duration = ((ended - started).total_seconds()
@@ -29,9 +35,11 @@ def test_recorded_times_give_the_floats_datetime_gives(start, micros):
     meta = ExchangeMeta(start=format_time(start), end=format_time(end))
     assert meta.duration == _through_datetime(meta)
     assert meta.duration is not None
+    assert meta.times() == _times(meta)
 
 
 @given(st.sampled_from(_OTHER_SPELLINGS), st.one_of(st.sampled_from(_OTHER_SPELLINGS), _MOMENTS.map(format_time)))
 def test_other_spellings_are_read_through_datetime(start, end):
     meta = ExchangeMeta(start=start, end=end)
     assert meta.duration == _through_datetime(meta)
+    assert meta.times() == _times(meta)
