@@ -736,10 +736,10 @@ _COMMON_PREAMBLE = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\n)*")
 #: order: the four values as the general reader strips them, then a body length or two and the
 #: event times, each as the general reader reads it; nothing else before the request line
 _USUAL_START = re.compile(
-    rb"### (?:(webhook) )?(\d+)(?: \xc2\xb7(?: ([^\r\n]*))?)?\n#@ start: ([!-~]*)\n#@ end: ([!-~]*)\n"
+    rb"### (?:(webhook) |)(\d+)(?: \xc2\xb7(?: ([^\r\n]*)|)|)\n#@ start: ([!-~]*)\n#@ end: ([!-~]*)\n"
     rb"#@ client: ([!-~]*)\n#@ server: ([!-~]*)\n"
-    rb"(?:#@ request-body: ([0-9]{1,15}) bytes?\n)?(?:#@ response-body: ([0-9]{1,15}) bytes?\n)?"
-    rb"(?:#@ event-times: ((?:[0-9]+\.[0-9]+|-)(?: (?:[0-9]+\.[0-9]+|-))*)\n)?(?![#\n])")
+    rb"(?:#@ request-body: ([0-9]{1,15}) bytes?\n|)(?:#@ response-body: ([0-9]{1,15}) bytes?\n|)"
+    rb"(?:#@ event-times: ((?:[0-9]+\.[0-9]+|-)(?: (?:[0-9]+\.[0-9]+|-))*)\n|)(?![#\n])")
 _NO_FRAMING: dict[str, _Framing] = {}
 _KNOWN_REQUESTS, _KNOWN_RESPONSES = http11.known_heads[b"request"], http11.known_heads[b"response"]
 
