@@ -129,7 +129,7 @@ def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
 #: a volatile value as a known head's template takes it: printable ASCII (so decoded as it is), no
 #: white space at either end (the reader strips it), no control byte (nothing h11 or a HAR refuses):
 #: any other value leaves its head to the general way, which reads (or refuses) it
-_TEMPLATE_VALUE = rb"[ \t]*([!-~](?:[ !-~]*[!-~])?)[ \t]*"
+_TEMPLATE_VALUE = rb"[ \t]*([!-~](?:[ !-~]*[!-~]|))[ \t]*"
 #: a Content-Length that frames the body, as ``Shape.length`` reads it
 _TEMPLATE_LENGTH = rb"[ \t]*([0-9]{1,15})[ \t]*"
 _TEMPLATES = 32
@@ -237,7 +237,7 @@ class KnownHeads:
         found = pattern.match(buf, at) if pattern is not None else None
         if found is None:
             return None
-        known, groups = self._found[found.lastindex]  # the branch's own group closes last
+        known, groups = self._found[found.lastindex]  # the branch's (empty) last group closes last
         return known, found.group(*groups)[2:], found.end()
 
     def learn(self, shape: Shape, head: bytes) -> None:
@@ -247,16 +247,18 @@ class KnownHeads:
                 or shape.grpc or shape.parsed[0][3] or len(shape.lengths) > 1 or b"\r" in head or _CUT in head):
             return
         parts = _VOLATILE_LINE.split(head)  # text, name, value, ..., text: the shape's text and names
-        outer = self._groups + 1
+        first = self._groups + 1  # the group of the branch's first value
         values = len(parts) // 3
+        last = first + values  # an empty group that ends the branch: it tells which branch matched
         length = None if shape.chunked or not shape.lengths else shape.lengths[0]
-        self._branches.append(b"(%s)" % b"".join(
+        self._branches.append(b"%s()" % b"".join(
             re.escape(part) if index % 3 != 2 else _TEMPLATE_LENGTH if index // 3 == length else _TEMPLATE_VALUE
             for index, part in enumerate(parts)))
-        # the branch's group twice, so that ``group`` gives a tuple however many values there are
-        self._found[outer] = (Known(shape, shape.parsed[1], length_slot=length, template=True),
-                              (outer, outer, *range(outer + 1, outer + 1 + values)))
-        self._groups = outer + values
+        # the empty group twice, so that ``group`` gives a tuple however many values there are (without
+        # copying the head, as a group around the whole branch would)
+        self._found[last] = (Known(shape, shape.parsed[1], length_slot=length, template=True),
+                             (last, last, *range(first, last)))
+        self._groups = last
         self._pattern = re.compile(b"(?:%s)\n\n" % b"|".join(self._branches))
 
 
