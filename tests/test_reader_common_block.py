@@ -366,3 +366,24 @@ def test_first_values_follow_headers_replaced_after_reading():
         "host": "elsewhere", "content-type": "text/plain"}
     request.headers = other[:1]
     assert http11.first_values(request.__dict__) == {"host": "elsewhere"}
+
+
+@pytest.mark.parametrize("chunk_size", [7, 1 << 20])
+def test_lines_of_known_heads_with_bodies_of_many_lines(monkeypatch, chunk_size):
+    """Blocks of heads seen before, bodies framed by a length holding line ends (and blank lines
+    before the response, a framed body, a stream): each block's line as the general way counts it."""
+    blocks = []
+    for number in range(1, 13):
+        body = b'{\n  "n": %d,\n\n  "x": "\n"\n}' % number
+        framing = b"#@ request-body: %d bytes\n" % len(body) if number % 3 == 0 else b""
+        blocks.append(b"### %d \xc2\xb7 t\n" % number + _PRAGMAS + framing
+                      + b"POST / HTTP/1.1\nHost: a\nContent-Length: %d\n\n" % len(body) + body + b"\n\n"
+                      + b"\n" * (number % 2) + _BASES[b"response"][number % 2].replace(b"length: 2", b"length: 3")
+                      + b"\n\n" + (b"{\n}\n\n" if number % 2 == 0 else b""))
+    blocks.append(b"### 13 \xc2\xb7 t\n" + _PRAGMAS + b"#@ response-body: 9 bytes\n" + _BASES[b"request"][2] + b"\n\n"
+                  + _BASES[b"response"][2] + b"\n\ndata: 1\n\n")
+    with monkeypatch.context() as patch:
+        _fresh_heads(patch)
+        quick, general = _read_both(b"".join(blocks), patch, chunk_size)
+    assert quick == general
+    assert quick[1] == general[1] and len(quick[1]) == 13

@@ -140,14 +140,15 @@ class Known:
     it again: one whole head (its headers and the body's ``length`` known), or one shape of head
     (a template's: each message's volatile values are the groups that matched, put in the
     headers at ``slots``, and the one at ``length_slot`` is the Content-Length that frames the
-    body, if any).
+    body, if any). ``lines``: the line ends of the head and the blank line after it, the same for
+    every head it knows (no volatile value holds one).
     """
 
-    __slots__ = ("events", "firsts", "headers", "length", "length_slot", "shape", "slots", "start")
+    __slots__ = ("events", "firsts", "headers", "length", "length_slot", "lines", "shape", "slots", "start")
 
-    def __init__(self, shape: Shape, headers: tuple, length: int | None = None, length_slot: int | None = None,
-                 template: bool = False) -> None:
-        self.shape = shape
+    def __init__(self, shape: Shape, head: bytes, headers: tuple, length: int | None = None,
+                 length_slot: int | None = None, template: bool = False) -> None:
+        self.shape, self.lines = shape, head.count(b"\n") + 2
         self.start, _, volatile, self.events = shape.parsed  # start: (method or status, target or reason, ...)
         self.slots = tuple((index, name) for index, name, _, _ in volatile) if template else ()
         self.headers, self.length, self.length_slot = headers, length, length_slot
@@ -256,7 +257,7 @@ class KnownHeads:
             for index, part in enumerate(parts)))
         # the empty group twice, so that ``group`` gives a tuple however many values there are (without
         # copying the head, as a group around the whole branch would)
-        self._found[last] = (Known(shape, shape.parsed[1], length_slot=length, template=True),
+        self._found[last] = (Known(shape, head, shape.parsed[1], length_slot=length, template=True),
                              (last, last, *range(first, last)))
         self._groups = last
         self._pattern = re.compile(b"(?:%s)\n\n" % b"|".join(self._branches))
@@ -271,7 +272,7 @@ def seen_request(shape: Shape, values: list[bytes], head: bytes, request: Reques
     """Remember a plain request head (LF, no cut) the quick way parsed into ``request``."""
     if len(seen_requests) >= _CACHE_SIZE:
         seen_requests.clear()
-    seen_requests[head] = Known(shape, tuple(request.headers), shape.length(values, head))
+    seen_requests[head] = Known(shape, head, tuple(request.headers), shape.length(values, head))
 
 
 def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Request:

@@ -283,6 +283,8 @@ class CaptureReader:
             meta = built(ExchangeMeta, {"start": start.decode(), "end": end.decode(), "client": client.decode(),
                                         "server": server.decode(), "redacted": [], "extra": []})
             notes, at = [], usual.end()
+            # its line ends: the header's, the four pragmas', each further pragma's (no value holds one)
+            lines = 5 + (request_size is not None) + (response_size is not None) + (times is not None)
             framing = _NO_FRAMING if request_size is None and response_size is None else {
                 key: (int(size), False, 0) for key, size in (("request-body", request_size),
                                                              ("response-body", response_size)) if size is not None}
@@ -302,6 +304,7 @@ class CaptureReader:
                 return None
             webhook, number, title = header.groups()
             framing, times, notes, meta = preamble.framing, preamble.times, preamble.notes, preamble.meta
+            lines = None  # the block's lines are counted at its end
         # the request: a head seen whole before (a client repeats its calls), of a known shape, or another
         stop = buf.find(b"\n\n", at)
         known = http11.seen_requests.get(buf[at:stop]) if stop > at else None
@@ -310,12 +313,20 @@ class CaptureReader:
         elif (found := _KNOWN_REQUESTS.match(buf, at)) is not None:
             known, values, at = found
         if known is not None:
-            found = _body(buf, at, eof, known.length_of(values), framing.get("request-body"), _unframed_request_body)
+            length, request_framing = known.length_of(values), framing.get("request-body")
+            found = _body(buf, at, eof, length, request_framing, _unframed_request_body)
             if not isinstance(found, tuple):
                 return found
-            body, at = found
+            body, next_at = found
+            request_end, at = at + len(body), next_at
             request = known.request(values, body)
+            if lines is not None and (length is not None or request_framing is not None):
+                # a body framed by a length is followed by line ends alone (those up to the response too)
+                lines += known.lines + (body.count(b"\n") if body and body.find(b"\n") >= 0 else 0)
+            else:  # one without: blank lines with CRs may end it
+                lines = None
         else:
+            lines = None
             found = _common_message(buf, at, eof, b"request", framing.get("request-body"), _unframed_request_body)
             if not isinstance(found, tuple):
                 return found
@@ -334,14 +345,19 @@ class CaptureReader:
             return None if eof else _MORE
         # the response: a head of a known shape, or another
         if (found := _KNOWN_RESPONSES.match(buf, at)) is not None:
+            if lines is not None:  # the line ends since the request's body, then the response's head
+                lines += at - request_end + found[0].lines
             known, values, at = found
             found = _body(buf, at, eof, known.length_of(values), framing.get("response-body"), _no_response_body)
             if not isinstance(found, tuple):
                 return found
-            body, at = found
+            body, next_at = found
+            if lines is not None:  # the body's line ends, then the line ends alone after it
+                lines += (body.count(b"\n") if body and body.find(b"\n") >= 0 else 0) + next_at - at - len(body)
+            at = next_at
             shape = known.shape
         else:
-            known = None
+            known = lines = None
             found = _common_message(buf, at, eof, b"response", framing.get("response-body"), _no_response_body)
             if not isinstance(found, tuple):
                 return found
@@ -367,7 +383,9 @@ class CaptureReader:
             "response": response, "late_stream": None, "late_body": b"", "late_event_notes": {}, "trailing_notes": [],
             "meta": meta, "line": source.line, "flow": None,
         })
-        source.line += buf.count(b"\n", pos, at)
+        # the lines of a block of known heads are worked out above: a count of them here would read
+        # every byte, bodies included
+        source.line += buf.count(b"\n", pos, at) if lines is None else lines
         source.pos = at
         if shape.event_stream and webhook is None:
             self._last_stream = exchange.number
