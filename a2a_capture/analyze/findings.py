@@ -62,19 +62,6 @@ class Finding(BaseModel):
     outcome: Literal["wasted", "fragile", "advice"] = "advice"
 
 
-_FIELDS = frozenset(Finding.model_fields)
-
-
-def _finding(values: dict) -> Finding:
-    """The finding with these values, every field given and of its type (the engine builds them
-    from decoded facts): what ``model_construct`` makes, at a quarter of the cost of validating
-    (a session of polls makes a finding per exchange). tests/test_findings_model.py holds it
-    equal to the validated model."""
-    if len(values) != len(_FIELDS):  # a field added to Finding and not given here: validated, as before
-        return Finding(**values)
-    return built(Finding, values)
-
-
 #: how a rule's findings are judged from what the capture shows (see ``judge``):
 #: "predicted": the card or an earlier exchange said the call would fail; wasted when it did
 #: fail, fragile when the agent answered it anyway; "redundant": the client already held the
@@ -148,16 +135,20 @@ class Rule:
         kind = hit.kind or self.kind
         outcome = "wasted" if kind == "redundant" else judge(kind, call, self.fails_as)
         message = hit.message
-        if outcome == "fragile" and call.error is not None:  # say only what a strict agent does: this one
-            strict = (hit.lenient or self.lenient).partition("; ")[2]  # failed, so what it let through is unknown
-            message += f"; not refused for this (it failed with {call.error.name}); {strict}"
-        elif outcome == "fragile":
-            message += f"; it worked because {hit.lenient or self.lenient}"
+        if outcome == "fragile":
+            if call.error is not None:  # say only what a strict agent does: this one failed, so what it let
+                strict = (hit.lenient or self.lenient).partition("; ")[2]  # through is unknown
+                message += f"; not refused for this (it failed with {call.error.name}); {strict}"
+            else:
+                message += f"; it worked because {hit.lenient or self.lenient}"
         labels, locations = [], []
         for earlier in hit.related or ():  # one loop, no comprehension's frame: most findings cite one exchange
             labels.append(earlier.label)
             locations.append((earlier.file, earlier.label, earlier.line))
-        return _finding({
+        # every field given, of its type (from decoded facts): built without validating, at a quarter of its
+        # cost (a session of polls makes a finding per exchange); a field added to Finding and not given here
+        # fails at once (built); tests/test_findings_model.py holds each rule's finding to the validated model
+        return built(Finding, {
             "rule": self.id, "severity": self.severity, "title": self.title, "message": message, "spec": self.spec,
             "file": call.file, "exchange": call.label, "number": call.number, "line": call.line, "flow": call.flow,
             "related": labels, "related_locations": locations,

@@ -430,8 +430,8 @@ class Session:
             self.polls_by_history[(task, agent, record.view)] = record
         elif operation == "SendMessage" and task:
             configuration = call.params.get("configuration")
-            self.sends[(task, agent)] = Send(record, isinstance(configuration, dict) and configuration.get(
-                "returnImmediately") is True, call.inline_push)
+            self.sends[(task, agent)] = _new_seen(Send, (record, isinstance(configuration, dict) and configuration.get(
+                "returnImmediately") is True, call.inline_push))
         elif operation == "ListTasks":
             self.list_pages[(agent, _list_filters(call))] = (record, call.last_page)
         elif operation == "SubscribeToTask" and call.status == 405:
