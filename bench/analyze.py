@@ -17,7 +17,8 @@ after it, the modules imported before the clock starts, the difference to the ru
 - decode: each exchange read as A2A (a2a_capture/a2a/decode.py), in analyze's batches
 - judge: rules, session and findings, to a callback that drops them (a2a_capture/analyze/)
 - write: the text lines and summary (report/machine.py, cli/analyze.py)
-- start: importing the command's modules (in `analyze` above, not in the stages)
+- start: importing the command's modules (in `analyze` above, not in the stages), their bytecode
+  compiled first as an installed package has it (common.compile_package)
 
     python bench/analyze.py                 # about 100 MB per shape
     python bench/analyze.py --size-mb 5     # quicker (CI)
