@@ -320,6 +320,18 @@ _PLAIN_VARIANTS += [
     block(1, "card not json", http_request("GET", "/.well-known/agent-card.json?x=1", []),
           http_response(200, "<html></html>", content_type="text/html")),
 ]
+# content types that are an event stream's spelled otherwise, and ones that only name one
+_PLAIN_VARIANTS += [
+    block(1, f"answered as {content_type}",
+          http_request("POST", "/rpc", ["Content-Type: application/json"],
+                       {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+                        "params": {"message": {"messageId": "m", "parts": [{"text": "x"}]}}}),
+          http_response(200, answer, content_type=content_type))
+    for content_type in ("Text/Event-Stream; charset=utf-8", "TEXT/EVENT-STREAM ;x=1", "text/event-streams",
+                         "application/json; profile=text/event-stream", "x-text/event-stream")
+    for answer in ("data: {\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}}\n\n",
+                   {"jsonrpc": "2.0", "id": 1, "result": _TASK})
+]
 #: exchanges the plain path hands to the general path (the general path reads them)
 _GENERAL_VARIANTS = [
     fetch_card(1, path="/my/card"),

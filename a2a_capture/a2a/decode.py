@@ -206,11 +206,12 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
     request_headers, response_headers = request["headers"], response["headers"]
     sent, got = first_values(request), first_values(response)  # a known head's, worked out by the reader
     sent_type, content_type = sent.get("content-type"), got.get("content-type")
+    got_type = "" if content_type is None else content_type.lower()
     if ("content-encoding" in sent or "content-encoding" in got
-            or (sent_type is not None and "grpc" in sent_type.lower())
-            or (content_type is not None and "grpc" in content_type.lower())):
+            or (sent_type is not None and "grpc" in sent_type.lower()) or "grpc" in got_type):
         return None
-    streamed = content_type is not None and _media_type(content_type) == _EVENT_STREAM
+    # the media type only where it can be an event stream's (most answers are JSON)
+    streamed = _EVENT_STREAM in got_type and _media_type(content_type) == _EVENT_STREAM
     scheme, netloc, path, query = _split_target(request["target"])
     path = path or "/"
     if verb == "POST":
