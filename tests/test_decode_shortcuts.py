@@ -194,6 +194,37 @@ def test_a_card_served_again_is_read_once_and_bytes_of_its_length_are_told_apart
     assert _served_card(b"[1, 2]") == ([1, 2], None)
 
 
+def test_a_rest_route_is_found_as_by_every_route_s_regex():
+    """rest_route tries a route's regex only on a path holding its literal text: the same answers."""
+    from a2a_capture.a2a import spec
+
+    def by_every_regex(path):
+        path = path.rstrip("/") or "/"
+        return [(route, found.groupdict(), path[:found.start()]) for route in spec.ROUTES
+                if (found := route.regex.search(path))]
+
+    paths = ["/", "/tasks", "/tasks/", "/v1/tasks", "/v1/card", "/extendedAgentCard/", "/a/tasks/x/y", "/tasks/:cancel"]
+    for route in spec.ROUTES:
+        for prefix in ("", "/a2a", "/rest/tenant-1", "/v1", "/x:y/tasks/t"):
+            for value in ("t-1", "a b", "x:y", "", "tasks"):
+                path = prefix + route.pattern.replace("{id}", value).replace("{config}", value)
+                paths += [path, path + "/", path + "x", path[:-1], path.upper()]
+    found = 0
+    for path in paths:
+        expected = by_every_regex(path)
+        for method in ("GET", "POST", "DELETE", "PUT"):
+            answer = decode_module.rest_route(method, path)
+            if not expected:
+                assert answer is None, path
+                continue
+            verb_ok = [c for c in expected if method in c[0].verbs] or [
+                c for c in expected if not c[0].pattern.endswith("}")]
+            best = max(verb_ok, key=lambda c: len(c[0].pattern)) if verb_ok else None
+            assert answer == best, (method, path)
+            found += answer is not None
+    assert found > 200
+
+
 # -- the plain path: the commonest exchange read straight through -----------------------------------
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -573,6 +573,9 @@ def rest_route(method: str, path: str, bases: list[str] | None = None):
     path = path.rstrip("/") or "/"
     candidates = []
     for route in spec.ROUTES:
+        text, at_end = route.needs
+        if not (path.endswith(text) if at_end else text in path):
+            continue  # the regex cannot find this route here
         found = route.regex.search(path)
         if found is None:
             continue
