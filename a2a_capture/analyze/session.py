@@ -70,8 +70,10 @@ def without_bodies(call: Call) -> Call:
 
 
 def view_of(call: Call) -> object:
-    """Which view of a task a GetTask asks for: its historyLength, as a dictionary key."""
-    return _hashable(call.params.get("historyLength"))
+    """Which view of a task a GetTask asks for: its historyLength, as a dictionary key (most polls
+    name a number or none: no ``_hashable`` frame for those, twice a poll)."""
+    view = call.params.get("historyLength")
+    return _hashable(view) if isinstance(view, (dict, list)) else view
 
 
 @dataclass(slots=True)
