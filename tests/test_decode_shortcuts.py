@@ -225,6 +225,23 @@ def test_a_rest_route_is_found_as_by_every_route_s_regex():
     assert found > 200
 
 
+@pytest.mark.parametrize(("part", "media"), [
+    ({"text": "hi"}, "text/plain"),
+    ({"data": {}}, "application/json"),
+    ({"kind": "data", "text": "x"}, "text/plain"),  # a member named before the kind
+    ({"kind": "data"}, "application/json"),
+    ({"mediaType": "Text/CSV; x=1", "text": "a"}, "text/csv"),
+    ({"mediaType": "", "text": "a"}, "text/plain"),
+    ({"mediaType": 3, "file": {"mimeType": "Image/PNG"}}, "image/png"),
+    ({"file": {"mediaType": "A/B"}, "text": "x"}, "a/b"),
+    ({"file": {"mimeType": 7}, "text": "x"}, None),
+    ({"file": "x", "kind": "text"}, "text/plain"),
+    ({"raw": "AA"}, None),
+])
+def test_a_part_s_media_type(part, media):
+    assert decode_module.part_media_type(part) == media
+
+
 # -- the plain path: the commonest exchange read straight through -----------------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
