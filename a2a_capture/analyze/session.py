@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import NamedTuple, Protocol
 from urllib.parse import urlunsplit
 
@@ -104,6 +105,10 @@ class HeldCard:
     def provenance(self) -> dict:
         return {"agent": self.fetch.agent, "file": self.fetch.file, "exchange": self.fetch.label,
                 "etag": self.etag, "fingerprint": self.card.fingerprint, "extended": self.extended}
+
+
+#: every field of a HeldCard, in the order its __init__ takes them
+_held_fields = attrgetter(*HeldCard.__slots__)
 
 
 class TaskSeen(NamedTuple):
@@ -511,8 +516,10 @@ class Session:
                 for entry in self.interfaces.get(origin, ()):
                     if entry[2] is not previous:
                         return False
-        for name in HeldCard.__slots__:  # every field: the card, its URL (so ``extended``), ``vary`` and
-            setattr(previous, name, getattr(held, name))  # ``fronts`` are the same, the rest is the new fetch's
+        # every field: the card, its URL (so ``extended``), ``vary`` and ``fronts`` are the same, the rest is
+        # the new fetch's; read at once and set by HeldCard's own __init__ (its fields in slot order), not
+        # one getattr and setattr per field
+        HeldCard.__init__(previous, *_held_fields(held))
         return True
 
     def _see(self, states: list[tuple[str, str]], record: Seen) -> None:
