@@ -222,10 +222,10 @@ def test_the_pytest_plugin_records_and_replays(pytester):
         def test_record(a2a_record):
             with agent("test-runner", streaming=True, push=True) as url:
                 session = a2a_record(url)
-                httpx.get(session.url + "/.well-known/agent-card.json")
+                httpx.get(session.url + "/.well-known/agent-card.json", timeout=60)
                 parts = [{{"text": "run the unit tests"}}]
                 message = {{"messageId": "blocking-1", "role": "ROLE_USER", "parts": parts}}
-                httpx.post(session.url + "/a2a/jsonrpc", headers={{"A2A-Version": "1.0"}}, json={{
+                httpx.post(session.url + "/a2a/jsonrpc", headers={{"A2A-Version": "1.0"}}, timeout=60, json={{
                     "method": "SendMessage", "params": {{"message": message, "configuration": {{}}}},
                     "id": "1", "jsonrpc": "2.0"}})
                 session.assert_operations(["card", "SendMessage"])
@@ -235,8 +235,9 @@ def test_the_pytest_plugin_records_and_replays(pytester):
         def test_record_finds_a_mistake(a2a_record):
             with agent("test-runner", streaming=False) as url:
                 session = a2a_record(url)
-                httpx.get(session.url + "/.well-known/agent-card.json")
-                httpx.post(session.url + "/a2a/jsonrpc", json={{"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                httpx.get(session.url + "/.well-known/agent-card.json", timeout=60)
+                httpx.post(session.url + "/a2a/jsonrpc", timeout=60, json={{
+                    "jsonrpc": "2.0", "id": 1, "method": "SendMessage",
                     "params": {{"message": {{"messageId": "m", "role": "ROLE_USER", "parts": [{{"text": "run"}}]}}}}}})
                 assert [f.rule for f in session.findings()] == ["version-header-missing"]
 
