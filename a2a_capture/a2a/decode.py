@@ -788,7 +788,6 @@ def _shown_state(item: dict) -> tuple[str, str] | None:
     return None
 
 
-
 def _may_name(text: str | None, key: str) -> bool:
     """False when a JSON text cannot have this (quoted) key: it is not there, not even spelled
     with escapes (a key's letters can only be escaped as \\uXXXX). A task state needs `"status"`."""

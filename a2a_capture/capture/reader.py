@@ -322,7 +322,7 @@ class CaptureReader:
             request = known.request(values, body)
             if lines is not None and (length is not None or request_framing is not None):
                 # a body framed by a length is followed by line ends alone (those up to the response too)
-                lines += known.lines + (body.count(b"\n") if body and body.find(b"\n") >= 0 else 0)
+                lines += known.lines + _line_ends(body)
             else:  # one without: blank lines with CRs may end it
                 lines = None
         else:
@@ -353,7 +353,7 @@ class CaptureReader:
                 return found
             body, next_at = found
             if lines is not None:  # the body's line ends, then the line ends alone after it
-                lines += (body.count(b"\n") if body and body.find(b"\n") >= 0 else 0) + next_at - at - len(body)
+                lines += _line_ends(body) + next_at - at - len(body)
             at = next_at
             shape = known.shape
         else:
@@ -786,6 +786,11 @@ def _common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: _Frami
         return None
     found = _body(buf, stop + 2, eof, None if framing else shape.length(values, head), framing, unframed)
     return (head, shape, values, *found) if isinstance(found, tuple) else found
+
+
+def _line_ends(body: bytes) -> int:
+    """The line ends in a body: most have none, which a search (memchr) finds quicker than a count."""
+    return body.count(b"\n") if body and body.find(b"\n") >= 0 else 0
 
 
 def _body(buf: bytes, at: int, eof: bool, length: int | None, framing: _Framing | None, unframed):
