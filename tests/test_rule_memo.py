@@ -10,11 +10,13 @@ import pytest
 
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.findings import RULES
+from a2a_capture.analyze.rules.cards import card_memo
 from a2a_capture.analyze.rules.protocol import interface_memo
 from tests.builders import ORIGIN, block, card, fetch_card, http_request, http_response, message, rpc, write
 from tests.test_rules import CASES, DONE, SECURED, TENANT, TWO_JSONRPC, V03
 
 MEMOIZED = sorted(rule_id for rule_id, rule in RULES.items() if rule.memo is not None)
+MEMOS = {rule_id: RULES[rule_id].memo for rule_id in MEMOIZED}
 #: what the session answers from the held card, the call's address and the fronts it knows: the key's
 _KEYED_QUESTIONS = {"held_card", "interfaces_for", "interfaces_called", "declared_versions", "address_of",
                     "origin_of", "origins_of", "fronts_learned"}
@@ -30,6 +32,7 @@ API_KEY = card(securitySchemes={"key": {"apiKeySecurityScheme": {"location": "he
                securityRequirements=[{"schemes": {"key": {"list": []}}}])
 REST = card(supportedInterfaces=[{"url": f"{ORIGIN}/api", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0",
                                   "tenant": "acme"}])
+SECRET = {"apiKey": "sk-live-0123456789abcdefghijklmnop"}
 LEGACY = {"name": "old", "url": f"{ORIGIN}/rpc", "version": "1", "capabilities": {}, "skills": [],
           "defaultInputModes": ["text"], "defaultOutputModes": ["text"]}
 
@@ -118,6 +121,14 @@ def _sessions(tmp_path: Path) -> list[list[Path]]:
                   http_response(200, {"jsonrpc": "2.0", "id": 5, "result": DONE}))
     session("fronts-late", fetch_card(1), *behind, front,  # the card's own origin turns out to be fronted
             *(rpc(n, "GetTask", {"id": "t-1"}, result=DONE) for n in range(6, 9)))
+    # cards refetched whole, with and without findings of the card rules; bodies that are no card (a list;
+    # an object answered 203, which only card-secret reads: never memoized), each twice
+    odd = [block(n, "discover", http_request("GET", "/.well-known/agent-card.json", []), http_response(status, body))
+           for n, (status, body) in enumerate([(200, [SECRET]), (203, SECRET), (203, {"name": "x"})], 2)]
+    cards = [fetch_card(1), fetch_card(2, card(name="secretive", metadata=SECRET)), fetch_card(3, V03),
+             fetch_card(4, LEGACY, path="/.well-known/agent.json"), fetch_card(5, card(name="other"), path="/card"),
+             fetch_card(6, card(supportedInterfaces=None)), fetch_card(7, response_headers=['ETag: W/"v1"'])]
+    session("cards", *cards, *odd, *cards, *odd, *cards)
     made.append(sorted(Path(__file__).resolve().parent.parent.joinpath("captures").glob("*.http")))
     return made
 
@@ -146,11 +157,17 @@ def _holding_to_keys(monkeypatch) -> dict[str, int]:
     return checked
 
 
-def test_the_interface_rules_are_memoized_by_one_key():
+def test_the_interface_rules_and_the_card_rules_are_each_memoized_by_one_key():
     interface_rules = {"auth-missing", "interface-not-preferred", "interface-undeclared", "method-version-mismatch",
                        "tenant-not-echoed", "version-header-missing"}
-    assert set(MEMOIZED) == interface_rules
-    assert {RULES[rule_id].memo for rule_id in MEMOIZED} == {interface_memo}
+    card_rules = {"card-insecure-transport", "card-oversized", "card-path", "card-redirect", "card-schema",
+                  "card-secret"}
+    assert set(MEMOIZED) == interface_rules | card_rules
+    assert {MEMOS[rule_id] for rule_id in interface_rules} == {interface_memo}
+    assert {MEMOS[rule_id] for rule_id in card_rules} == {card_memo}
+    # the engine skips the rules of a plan's first memo only: no kind of call gets rules of both
+    assert not any(RULES[a].applies_to(None, kind) and RULES[b].applies_to(None, kind)
+                   for a in interface_rules for b in card_rules for kind in ("card", "jsonrpc", "rest", "grpc"))
 
 
 def test_a_memoized_rule_reads_nothing_outside_its_key(tmp_path, monkeypatch):
@@ -182,6 +199,6 @@ def test_the_memo_changes_no_finding(tmp_path, monkeypatch):
     assert [analyze(paths).findings for paths in sessions] == with_memo
     unmemoized = dict(calls)
     for rule_id in MEMOIZED:  # counted again, memoized: called fewer times, for the same findings
-        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(RULES[rule_id], memo=interface_memo))
+        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(RULES[rule_id], memo=MEMOS[rule_id]))
     assert [analyze(paths).findings for paths in sessions] == with_memo
     assert all(calls[rule_id] - unmemoized[rule_id] < unmemoized[rule_id] for rule_id in MEMOIZED), calls

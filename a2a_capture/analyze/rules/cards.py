@@ -25,6 +25,19 @@ _PUBLIC_KEYS = {"signature", "protected", "signatures", "tokenUrl", "refreshUrl"
                 "deviceAuthorizationUrl", "oauth2MetadataUrl", "openIdConnectUrl", "bearerFormat"}
 
 
+def card_memo(call, session) -> tuple[tuple, object]:
+    """What the card rules that judge a fetch by itself read (transport, redirect, size, schema,
+    secrets, path), for a call with no error and no notes: where the fetch went and how it was
+    answered, and its card by identity (the anchor): the same bytes served again are the same card,
+    so the same body, size and secrets. A body that is an object but no card (card-secret reads it)
+    is keyed by nothing: its anchor is new each time, so it is never found again. Equal keys, equal
+    findings: once these rules found nothing for a key, the engine skips them for it (a client
+    refetches its cards; tests/test_rule_memo.py holds each rule to it)."""
+    card, body = call.card, call.response_json
+    anchor = object() if card is None and isinstance(body, dict) else card
+    return (call.kind, call.agent, call.status, call.path, call.card_bytes, id(card)), anchor
+
+
 @lru_cache(maxsize=1024)  # the same few agents fetch their cards again and again
 def _loopback(host: str) -> bool:
     if host in ("localhost", "") or host.endswith(".localhost"):
@@ -38,6 +51,7 @@ def _loopback(host: str) -> bool:
 @rule(
     id="card-insecure-transport",
     on=("card",),
+    memo=card_memo,
     severity="warning",
     title="Card fetched over plain HTTP from a remote host",
     spec="§7.1, §8.2",
@@ -65,6 +79,7 @@ def _plain_http_remote(agent: str) -> bool:
 @rule(
     id="card-redirect",
     on=("card",),
+    memo=card_memo,
     severity="info",
     title="Card fetch redirected",
     spec="§8.2",
@@ -83,6 +98,7 @@ def card_redirect(call, session):
 @rule(
     id="card-oversized",
     on=("card",),
+    memo=card_memo,
     severity="warning",
     title="Card larger than a card needs to be",
     spec="§8.6",
@@ -101,6 +117,7 @@ def card_oversized(call, session):
 @rule(
     id="card-schema",
     on=("card",),
+    memo=card_memo,
     severity="warning",
     title="Card does not follow the schema of its version",
     spec="§1.4 (the proto AgentCard is normative), §5.5 (JSON field names are camelCase)",
@@ -125,6 +142,7 @@ def card_schema(call, session):
 @rule(
     id="card-secret",
     on=("card",),
+    memo=card_memo,
     severity="error",
     title="Card carries something that looks like a secret",
     spec="§13.3",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
+from a2a_capture.analyze.rules.cards import card_memo
 
 
 @rule(
     id="card-path",
     on=("card",),
+    memo=card_memo,
     severity="warning",
     title="Card requested at the wrong path",
     spec="§8.2",
