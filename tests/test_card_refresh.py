@@ -56,6 +56,10 @@ def _sessions(tmp_path: Path) -> list[list[Path]]:
                 _poll(3), fetch_card(4), _poll(5), block(6, "discover", http_request(
                     "GET", "/.well-known/agent-card.json", [], host="other:9002"), http_response(200, ELSEWHERE)),
                 _poll(7), fetch_card(8), _poll(9)),
+        # refreshed (found alone where its interfaces are), then another card declares an interface there
+        session("alone-then-shared", fetch_card(1), fetch_card(2), _poll(3), block(4, "discover", http_request(
+                    "GET", "/.well-known/agent-card.json", [], host="other:9002"), http_response(200, ELSEWHERE)),
+                _poll(5), fetch_card(6), _poll(7), fetch_card(8), _poll(9)),
         session("fronts", fetch_card(1, card(supportedInterfaces=[{
                     "url": f"http://{UPSTREAM}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}])),
                 _poll(2), _poll(3), fronted, fetch_card(5, card(supportedInterfaces=[{
@@ -80,13 +84,13 @@ def _same_with_and_without_the_shortcut(sessions, monkeypatch) -> int:
     taken = []
     refreshed = Session._refreshed
 
-    def counted(self, previous, held, agent):
-        taken.append(refreshed(self, previous, held, agent))
+    def counted(self, previous, fetched, agent):
+        taken.append(refreshed(self, previous, fetched, agent))
         return taken[-1]
 
     monkeypatch.setattr(Session, "_refreshed", counted)
     shortcut = [analyze(paths) for paths in sessions]
-    monkeypatch.setattr(Session, "_refreshed", lambda self, previous, held, agent: False)
+    monkeypatch.setattr(Session, "_refreshed", lambda self, previous, fetched, agent: False)
     general = [analyze(paths) for paths in sessions]
     for quick, slow in zip(shortcut, general, strict=True):
         assert quick.findings == slow.findings
@@ -101,7 +105,7 @@ def test_a_card_fetched_again_unchanged_gives_what_a_new_held_card_gives(tmp_pat
 
 def test_the_shortcut_leaves_variants_changed_cards_and_shared_origins_to_the_general_path(tmp_path, monkeypatch):
     sessions = {paths[0].stem: paths for paths in _sessions(tmp_path)}
-    for name in ("vary", "changed", "shared-origin", "fronts", "agent-latest"):
+    for name in ("vary", "changed", "shared-origin", "alone-then-shared", "fronts", "agent-latest"):
         assert _same_with_and_without_the_shortcut([sessions[name]], monkeypatch) <= 1, name
         monkeypatch.undo()
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import NamedTuple, Protocol
 from urllib.parse import urlunsplit
 
@@ -94,6 +93,9 @@ class HeldCard:
     credentials: str | None = None
     #: how many fronts the session knew when it was held: the origins its interfaces are indexed under
     fronts: int = field(default=0, repr=False, compare=False)
+    #: the session's ``_order`` when it was last found alone where its card's interfaces are indexed
+    #: (``Session._refreshed``): the index only grows by entries that each take a new ``_order``
+    alone: int = field(default=-1, repr=False, compare=False)
 
     def fresh_at(self, when: float | None) -> bool | None:
         """True or False where the capture's times and the card's max-age tell; else None."""
@@ -105,10 +107,6 @@ class HeldCard:
     def provenance(self) -> dict:
         return {"agent": self.fetch.agent, "file": self.fetch.file, "exchange": self.fetch.label,
                 "etag": self.etag, "fingerprint": self.card.fingerprint, "extended": self.extended}
-
-
-#: every field of a HeldCard, in the order its __init__ takes them
-_held_fields = attrgetter(*HeldCard.__slots__)
 
 
 class TaskSeen(NamedTuple):
@@ -474,17 +472,18 @@ class Session:
         cache_control = (answer.get("cache-control") or "").lower()
         match = _MAX_AGE.search(cache_control) if cache_control else None
         vary = answer.get("vary")
-        held = HeldCard(
-            card=card, fetch=record, etag=answer.get("etag"), last_modified=answer.get("last-modified"),
-            max_age=int(match.group(1)) if match else None,
-            no_cache="no-cache" in cache_control or "no-store" in cache_control, extended=extended,
-            vary=tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
-            credentials=call.header("authorization"), fronts=len(self.fronts),
-        )
+        # what the fetch says, every field of a HeldCard but ``alone`` in the order its __init__ takes them:
+        # a new held card, or (a refetch) the held one's new fields, set by the same __init__
+        fetched = (card, record, answer.get("etag"), answer.get("last-modified"),
+                   int(match.group(1)) if match else None, "no-cache" in cache_control or "no-store" in cache_control,
+                   extended, tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
+                   call.header("authorization"), len(self.fronts))
         previous = self.card_urls.get(key)
-        if previous is not None and self._refreshed(previous, held, call.agent):
+        if previous is not None and self._refreshed(previous, fetched, call.agent):
+            HeldCard.__init__(previous, *fetched, self._order)
             self.same_cards[(call.agent, card.fingerprint)] = previous
             return
+        held = HeldCard(*fetched)
         self.card_urls[key] = held
         if held.vary:
             self.variants[(key, _variant(call, held.vary))] = held
@@ -502,24 +501,24 @@ class Session:
                 self.interfaces.setdefault(origin, []).append((interface.path, self._order, held))
                 self._held.pop(origin, None)
 
-    def _refreshed(self, previous: HeldCard, held: HeldCard, agent: str | None) -> bool:
-        """The same card fetched again from the same URL (a refetch, a 304): when nothing but
-        ``previous`` is indexed where its card's interfaces are, and it is the agent's latest card,
-        it takes the new fetch in place; then every index and every held-card answer worked out
-        stays as the general path would make it, none has to be dropped and worked out again.
-        Not with ``Vary`` (variants keep their own copy) nor once fronts were learned since."""
-        if (previous.card is not held.card or previous.vary or held.vary or previous.fronts != len(self.fronts)
+    def _refreshed(self, previous: HeldCard, fetched: tuple, agent: str | None) -> bool:
+        """Whether ``previous`` may take this fetch of the same card from the same URL (a refetch, a
+        304) in place (``fetched``: its fields, see ``_hold``): when nothing but ``previous`` is
+        indexed where its card's interfaces are, and it is the agent's latest card; then every index
+        and every held-card answer worked out stays as the general path would make it, none has to
+        be dropped and worked out again. Not with ``Vary`` (variants keep their own copy) nor once
+        fronts were learned since. Found alone once, it stays alone while no entry is indexed (the
+        ``_order`` it was found alone at stands): a refetch does not look again."""
+        if (previous.card is not fetched[0] or previous.vary or fetched[7] or previous.fronts != len(self.fronts)
                 or self.cards.get(agent) is not previous):
             return False
+        if previous.alone == self._order:
+            return True
         for interface in previous.card.interfaces:
             for origin in self.origins_of(interface):
                 for entry in self.interfaces.get(origin, ()):
                     if entry[2] is not previous:
                         return False
-        # every field: the card, its URL (so ``extended``), ``vary`` and ``fronts`` are the same, the rest is
-        # the new fetch's; read at once and set by HeldCard's own __init__ (its fields in slot order), not
-        # one getattr and setattr per field
-        HeldCard.__init__(previous, *_held_fields(held))
         return True
 
     def _see(self, states: list[tuple[str, str]], record: Seen) -> None:
