@@ -141,10 +141,12 @@ class Known:
     (a template's: each message's volatile values are the groups that matched, put in the
     headers at ``slots``, and the one at ``length_slot`` is the Content-Length that frames the
     body, if any). ``lines``: the line ends of the head and the blank line after it, the same for
-    every head it knows (no volatile value holds one).
+    every head it knows (no volatile value holds one). ``repeats``: a message's only value of its own
+    is the body's length (if any), so a client that makes the same call again repeats the head whole.
     """
 
-    __slots__ = ("events", "firsts", "headers", "length", "length_slot", "lines", "shape", "slots", "start")
+    __slots__ = ("events", "firsts", "headers", "length", "length_slot", "lines", "repeats", "shape", "slots",
+                 "start")
 
     def __init__(self, shape: Shape, head: bytes, headers: tuple, length: int | None = None,
                  length_slot: int | None = None, template: bool = False) -> None:
@@ -152,6 +154,7 @@ class Known:
         self.start, _, volatile, self.events = shape.parsed  # start: (method or status, target or reason, ...)
         self.slots = tuple((index, name) for index, name, _, _ in volatile) if template else ()
         self.headers, self.length, self.length_slot = headers, length, length_slot
+        self.repeats = len(self.slots) == (length_slot is not None)
         self.firsts = _steady_first_values(headers)  # the same for every message with this head
 
     def length_of(self, values: tuple[bytes, ...]) -> int | None:
@@ -264,15 +267,21 @@ class KnownHeads:
 
 
 known_heads = {b"request": KnownHeads(), b"response": KnownHeads()}
-#: request heads a reader's quick way parsed, whole (a client repeats its calls, lengths too)
-seen_requests: dict[bytes, Known] = {}
+#: request heads a reader's quick way read, whole (a client repeats its calls, lengths too): each one's
+#: known head and its volatile values, as ``KnownHeads.match`` gives them (none for a head parsed whole)
+seen_requests: dict[bytes, tuple[Known, tuple[bytes, ...]]] = {}
 
 
 def seen_request(shape: Shape, values: list[bytes], head: bytes, request: Request) -> None:
     """Remember a plain request head (LF, no cut) the quick way parsed into ``request``."""
+    seen_head(head, Known(shape, head, tuple(request.headers), shape.length(values, head)), ())
+
+
+def seen_head(head: bytes, known: Known, values: tuple[bytes, ...]) -> None:
+    """Remember a request head (what a known head matched, up to its blank line) whole."""
     if len(seen_requests) >= _CACHE_SIZE:
         seen_requests.clear()
-    seen_requests[head] = Known(shape, head, tuple(request.headers), shape.length(values, head))
+    seen_requests[head] = known, values
 
 
 def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Request:

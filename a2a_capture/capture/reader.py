@@ -307,11 +307,15 @@ class CaptureReader:
             lines = None  # the block's lines are counted at its end
         # the request: a head seen whole before (a client repeats its calls), of a known shape, or another
         stop = buf.find(b"\n\n", at)
-        known = http11.seen_requests.get(buf[at:stop]) if stop > at else None
-        if known is not None:
-            values, at = (), stop + 2
-        elif (found := _KNOWN_REQUESTS.match(buf, at)) is not None:
+        head = buf[at:stop] if stop > at else None
+        if (seen := http11.seen_requests.get(head)) is not None:
+            (known, values), at = seen, stop + 2
+        elif (found := _KNOWN_REQUESTS.match(buf, at)) is not None:  # a head ends at its first blank line
             known, values, at = found
+            if known.repeats:  # the call may come again: then its head is found whole
+                http11.seen_head(head, known, values)
+        else:
+            known = None
         if known is not None:
             length, request_framing = known.length_of(values), framing.get("request-body")
             found = _body(buf, at, eof, length, request_framing, _unframed_request_body)
