@@ -71,3 +71,16 @@ def test_the_same_card_at_another_path_of_its_origin_is_held(tmp_path):
     assert (refetch.exchange, refetch.related, refetch.wasted) == ("2", ["1"], True)
     other = [fetch_card(1), fetch_card(2, card(name="another"), path="/.well-known/agent.json")]
     assert "card-refetch" not in {f.rule for f in analyze([write(tmp_path, *other)]).findings}
+
+
+def test_what_a_fetch_asked_with_is_what_call_header_finds():
+    from a2a_capture.a2a.decode import fixed
+    from a2a_capture.analyze.session import _ASKED_WITH, asked_with
+
+    heads = [[], [("Host", "h")], [("Authorization", "Bearer a"), ("authorization", "Bearer b")],
+             [("IF-NONE-MATCH", ""), ("If-None-Match", 'W/"a"'), ("If-Modified-Since", "Tue, 1 Dec 2026")],
+             [("if-modified-since", "x"), ("If-None-Match", 'W/"a"'), ("AUTHORIZATION", "")]]
+    for headers in heads:
+        call = fixed({"headers": headers})
+        asked = asked_with(call)
+        assert all(asked.get(name) == call.header(name) for name in _ASKED_WITH), headers

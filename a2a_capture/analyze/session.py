@@ -477,7 +477,7 @@ class Session:
         fetched = (card, record, answer.get("etag"), answer.get("last-modified"),
                    int(match.group(1)) if match else None, "no-cache" in cache_control or "no-store" in cache_control,
                    extended, tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
-                   call.header("authorization"), len(self.fronts))
+                   asked_with(call).get("authorization"), len(self.fronts))
         previous = self.card_urls.get(key)
         if previous is not None and self._refreshed(previous, fetched, call.agent):
             HeldCard.__init__(previous, *fetched, self._order)
@@ -533,6 +533,14 @@ class Session:
 
 #: the response headers that say how a card may be cached (RFC 9111)
 _CACHING_HEADERS = frozenset({"cache-control", "etag", "last-modified", "vary"})
+#: the request headers a card fetch is held and judged by: its credentials, the validators it revalidates with
+_ASKED_WITH = frozenset({"authorization", "if-none-match", "if-modified-since"})
+
+
+def asked_with(call: Call) -> dict[str, str]:
+    """A card fetch's first Authorization, If-None-Match and If-Modified-Since (as ``Call.header``
+    finds each), in one pass over its headers instead of one ``header`` each."""
+    return _first_values(call.headers, _ASKED_WITH)
 
 
 def _first_values(headers: list[tuple[str, str]], names: frozenset[str]) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
 from a2a_capture.analyze.rules.cards import card_memo
+from a2a_capture.analyze.session import asked_with
 
 
 @rule(
@@ -56,15 +57,18 @@ def card_refetch(call, session):
     if call.agent is None or not (call.kind == "card" or call.operation == "GetExtendedAgentCard"):
         return  # a card at any path, the extended card by any binding
     held = session.held_copy(call)
-    if held is None or (held.extended and held.credentials != call.header("authorization")):
-        return  # never held, another variant, or an extended card for another principal
+    if held is None:
+        return  # never held, or another variant
+    asked = asked_with(call)
+    if held.extended and held.credentials != asked.get("authorization"):
+        return  # an extended card for another principal
     what = "extended card" if held.extended else "card"
     if held.fetch.path != call.path and not held.extended:
         yield Hit(f"the card at {call.path} is the card {ref(held.fetch, call)} had already fetched at "
                   f"{held.fetch.path}", [held.fetch])
         return
     fresh = held.fresh_at(call.started)
-    conditional = call.header("if-none-match") or call.header("if-modified-since")
+    conditional = asked.get("if-none-match") or asked.get("if-modified-since")
     if fresh:
         yield Hit(f"{what} fetched again while the copy from {ref(held.fetch, call)} was fresh "
                   f"(max-age={held.max_age})", [held.fetch])
