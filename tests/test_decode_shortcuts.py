@@ -432,3 +432,89 @@ def test_a_late_stream_a_webhook_and_grpc_are_left_to_the_general_path(tmp_path)
     answered.response.headers = [("Content-Type", "Application/GRPC+proto")]
     assert not any(_same_both_ways(exchange) for exchange in (late, hook, sent, answered))
     assert _same_both_ways(_stream([_WORKING, ": ping", _DONE]))
+
+
+# -- a JSON-RPC answer's rest, held: what parsing the whole body gives ------------------------------
+
+_RESTS = [
+    b'"result": {"id": "t-1", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}, "artifacts": []}}',
+    b'"result": {"task": {"id": "t-1", "status": {"state": "completed"}}, "extra": [{"taskId": "t-2", '
+    b'"status": {"state": "failed"}}]}}',
+    b'"result": null}', b'"result": {}}  \n', b'"error": {"code": -32001, "message": "gone"}}',
+    b'"result": {}, "id": "other"}', b'"result": {}, "id": "ID"}',  # the id again: the last one counts
+    b'"result": {}, "jsonrpc": "1.0"}',
+    b'"status": {"state": "completed"}}',  # a status beside the id: a state named by the envelope's id
+    b'"result": {"id": "t-1", "status": {"state": "completed"}}, "status": {"state": "failed"}}',
+    b'"result": ' + _deep(nesting.MAX_DEPTH - 1).encode() + b'}',
+    b'"result": ' + _deep(nesting.MAX_DEPTH).encode() + b'}',  # one past the limit, with the envelope
+    b'"result": ' + ("[" * 150).encode() + b'}',
+    b'"result": {"id": "t-1", "status": {"state": "working"}', b'"result": }', b'}', b'"result": 1,}',
+    b'"result": {"n": NaN, "big": 123456789012345678901234567890}}', b'"result": "caf\xc3\xa9"}',
+    b'"result": "\xff"}', b'"r\\u0065sult": {"id": "t", "status": {"state": "working"}}}',
+    b'"result": {"text": "' + b"x" * 20_000 + b'"}}',  # past what is held: parsed every time
+]
+_HEADS = [b'{"jsonrpc": "2.0", "id": "ID", ', b'{"jsonrpc":"2.0","id":"ID",', b'{"jsonrpc": "2.0", "id": "ID",',
+          b'{"jsonrpc":"2.0","id":"ID", ', b'{"jsonrpc": "2.0", "id": ID, ', b'{"jsonrpc": "2.0",  "id": "ID", ',
+          b'{"jsonrpc": "2.0", "id": "ID",  ']
+_IDS = [b"ID", b"a", b"b", b"", b"320094ea-d7a9-4ded-9749-1e2370c6a5b8", b"a\\u0041", b'a\\"b', b"a\\\\",
+        b"tab\there", b"caf\xc3\xa9", b"\xff", b'x", "y', b"7", b"{[", b"x" * 200]
+
+
+def _parsed(body: bytes) -> tuple[str, list]:
+    value = _json(body)[0]
+    return repr(json.dumps(value) if value is not None else None), task_states(value)
+
+
+def test_an_answer_s_rest_held_gives_what_parsing_the_body_gives(monkeypatch):
+    monkeypatch.setattr(decode_module, "_ANSWERS", {})
+    monkeypatch.setattr(decode_module, "_SEEN_ONCE", set())
+    for _ in range(3):  # seen, then held, then answered from the memo
+        for rest in _RESTS:
+            for head in _HEADS:
+                for ident in _IDS:
+                    body = head.replace(b"ID", ident) + rest
+                    answered, states = decode_module._answer(body)
+                    assert (repr(json.dumps(answered) if answered is not None else None), states) == _parsed(body), body
+    held = decode_module._ANSWERS
+    assert _RESTS[0] in held and _RESTS[2] in held  # polls' answers are held
+    assert not any(rest in held for rest in _RESTS[5:10])  # members again, or a status beside the id
+    # what a held rest gives each answer is its own: its object and its list of states
+    body = b'{"jsonrpc": "2.0", "id": "z", ' + _RESTS[0]
+    first, again = decode_module._answer(body), decode_module._answer(body)
+    assert first == again and first[0] is not again[0] and first[1] is not again[1]
+    first[1].append(("x", "y"))
+    assert decode_module._answer(body)[1] == [("t-1", "TASK_STATE_WORKING")]
+
+
+def test_held_answers_are_bounded(monkeypatch):
+    monkeypatch.setattr(decode_module, "_ANSWERS", {})
+    monkeypatch.setattr(decode_module, "_SEEN_ONCE", set())
+    for n in range(1500):
+        for _ in range(2):
+            decode_module._answer(b'{"jsonrpc": "2.0", "id": "1", "result": %d}' % n)
+        assert len(decode_module._ANSWERS) <= 512 and len(decode_module._SEEN_ONCE) <= 1024
+    big = b'{"jsonrpc": "2.0", "id": "1", "result": "' + b"x" * 15_000 + b'%d"}'
+    for n in range(300):
+        for _ in range(2):
+            decode_module._answer(big % n)
+        assert decode_module._answers_held <= (1 << 21) + 16_000
+
+
+@pytest.mark.kit
+def test_the_kit_decodes_the_same_with_answers_held(kit, tmp_path, monkeypatch):
+    from analyze import generate
+
+    monkeypatch.setattr(decode_module, "_ANSWERS", {})
+    monkeypatch.setattr(decode_module, "_SEEN_ONCE", set())
+    answered = []
+    answer = decode_module._answer
+    monkeypatch.setattr(decode_module, "_answer", lambda body: answered.append(body) or answer(body))
+    paths = [*sorted(kit.glob("*.http")), *sorted((ROOT / "captures").glob("*.http")),
+             *sorted((ROOT / "tests" / "data").glob("*.http"))]
+    for shape in ("new", "recurring"):
+        generate(shape, tmp_path / f"{shape}.http", tmp_path / "index", 300_000, seed=5)
+        paths.append(tmp_path / f"{shape}.http")
+    for _ in range(2):  # the second time over, every answer seen twice is held
+        _all_read_both_ways(paths)
+    held = sum(body[body.find(b'", "', 26) + 3:] in decode_module._ANSWERS for body in answered)
+    assert held > len(answered) // 4

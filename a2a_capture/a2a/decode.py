@@ -271,7 +271,8 @@ def _plain_rpc(request: dict, response: dict, answer: Response, version: str | N
         frames = [frame for frame in events if not frame.is_ping] if None in map(_DATA, events) else events
         values["streamed"], values["events"] = True, len(frames)
     else:
-        values["response_json"] = answered = _json(response["body"])[0]
+        answered, states = _answer(response["body"])
+        values["response_json"] = answered
     error = None
     if status >= 400 or (isinstance(answered, dict) and "error" in answered):
         values["error"] = error = _error_in(answered, status, version or spelled)
@@ -280,13 +281,82 @@ def _plain_rpc(request: dict, response: dict, answer: Response, version: str | N
         draft.__dict__ = values
         _read_results(draft, None, frames, response["body"])
     else:
-        values["states"] = states = task_states(answered)
+        values["states"] = states
         if states and values["task_id"] is None:
             values["task_id"] = states[0][0]
         if operation in _FACT_OPERATIONS:
             values["extended_card"], values["last_page"] = _facts(
                 operation, error is None and (status < 300 or status == 304), answered)
     return values
+
+
+def _answer(body: bytes) -> tuple[Any, list[tuple[str, str]]]:
+    """A JSON-RPC answer's parsed body and the task states it shows (``_json`` and ``task_states``).
+
+    A client polling a task gets the same answer, byte for byte, until the task changes, all but the
+    envelope's id: the rest after the id, seen a second time, is held by its bytes, parsed and walked
+    once, and each answer made of it with its own id, as parsing the whole body makes it.
+    """
+    # the usual envelope, `{"jsonrpc": "2.0", "id": "...", "`, then the rest, from the name of the
+    # member after the id
+    if body.startswith(_SPACED):
+        end = body.find(b'", "', 26, 160)
+        rest = body[end + 3:] if end > 0 else None
+    elif body.startswith(_COMPACT):
+        end = body.find(b'","', 23, 160)
+        rest = body[end + 2:] if end > 0 else None
+    else:
+        rest = None
+    if rest is None or len(rest) > _HELD_REST_BYTES:
+        answered = _json(body)[0]
+        return answered, task_states(answered)
+    held = _ANSWERS.get(rest)
+    if held is not None:
+        text = body[26 if body[11] == 0x20 else 23:end]
+        if not text.translate(None, _ID_BYTES):  # an id spelled without escapes, as when it was held
+            return {"jsonrpc": "2.0", "id": text.decode(), **held[0]}, list(held[1])
+    answered = _json(body)[0]
+    states = task_states(answered)
+    if held is None:
+        key = hash(rest)  # found already by the lookup: bytes keep their hash
+        if key in _SEEN_ONCE:
+            _hold(rest)
+        else:
+            if len(_SEEN_ONCE) >= 1024:
+                _SEEN_ONCE.clear()
+            _SEEN_ONCE.add(key)
+    return answered, states
+
+
+def _hold(rest: bytes) -> None:
+    """Hold an answer's rest (seen a second time): its members parsed, and the states they show."""
+    global _answers_held
+    # `{` and the rest are an object of the members after the id: JSON exactly when the body is
+    # (the envelope's members are), nested as deep, and shows the states the answer shows; an answer
+    # with one of these members again (the last one counts) or a status (a state named by the
+    # envelope's id) is not held
+    value = _json(b"{" + rest)[0]
+    if not isinstance(value, dict) or "jsonrpc" in value or "id" in value or "status" in value:
+        return
+    if len(_ANSWERS) >= 512 or _answers_held > 1 << 21:
+        _ANSWERS.clear()
+        _answers_held = 0
+    _ANSWERS[rest] = value, tuple(task_states(value))
+    _answers_held += len(rest)
+
+
+_SPACED, _COMPACT = b'{"jsonrpc": "2.0", "id": "', b'{"jsonrpc":"2.0","id":"'
+#: the bytes an id may hold as they are (printable ASCII but `"` and `\`): deleted, nothing is left
+_ID_BYTES = bytes(sorted(set(range(0x20, 0x7F)) - set(b'"\\')))
+
+
+#: answers' rests (what follows the id) -> (the members they hold, their task states): at most 512
+#: and about 2 MB of rests, each at most 16 KB (a bigger body is parsed every time)
+_ANSWERS: dict[bytes, tuple[dict, tuple[tuple[str, str], ...]]] = {}
+_answers_held = 0
+_HELD_REST_BYTES = 1 << 14
+#: the hashes of rests seen once, the last 1024 or fewer
+_SEEN_ONCE: set[int] = set()
 
 
 def _plain_card_fetch(request: dict, response: dict, version: str | None) -> dict:
