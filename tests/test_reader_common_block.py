@@ -45,6 +45,9 @@ def _read_both(data: bytes, monkeypatch, chunk_size: int | None = None):
                     for message in (exchange.request, exchange.response):
                         if message is not None:
                             assert http11.first_values(message.__dict__) == _first_values(message.headers)
+                    for model in (exchange, exchange.meta, exchange.request, exchange.response):
+                        if model is not None:  # every field (models.maker counts none), cached values aside
+                            assert set(model.__dict__) - {"events", http11._FIRSTS} == set(type(model).model_fields)
     return results
 
 

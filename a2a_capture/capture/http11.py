@@ -17,7 +17,7 @@ from collections.abc import Callable
 import h11
 
 from a2a_capture.capture import grpc
-from a2a_capture.capture.models import CUT_MARK, Request, Response, built
+from a2a_capture.capture.models import CUT_MARK, Request, Response, built, maker
 from a2a_capture.capture.syntax import HEADER_LINE, REQUEST_LINE, STATUS_LINE
 
 _CUT = CUT_MARK.encode()
@@ -172,10 +172,8 @@ class Known:
         """What ``parse_request`` gives for a message with this head (its ``first_values`` known)."""
         method, target, version, _ = self.start
         headers = self.headers_with(values)
-        request = built(Request, {"headers": headers, "body": body, "http_version": version,
-                                  "head_cuts": [], "grpc_views": [], "method": method, "target": target})
-        request.__dict__[_FIRSTS] = headers, self.firsts
-        return request
+        return _request({"headers": headers, "body": body, "http_version": version, "head_cuts": [], "grpc_views": [],
+                         "method": method, "target": target, _FIRSTS: (headers, self.firsts)})
 
     def response(self, values: tuple[bytes, ...], body: bytes, event_times: list[float | None]) -> Response | None:
         """What ``parse_response`` gives for a message with this head; None where it refuses the body."""
@@ -183,17 +181,17 @@ class Known:
         if body and (status < 200 or status in _NO_BODY_STATUS):
             return None
         headers = self.headers_with(values)
-        response = built(Response, {
+        fields = {
             "headers": headers, "body": body, "http_version": version, "head_cuts": [],
             "grpc_views": [], "status": status, "reason": reason, "event_times": event_times, "event_notes": {},
-            "trailers": [], "grpc_status_view": None})
-        fields = response.__dict__
-        fields[_FIRSTS] = headers, self.firsts
+            "trailers": [], "grpc_status_view": None, _FIRSTS: (headers, self.firsts)}
         if not self.events:
             fields["events"] = []  # as parse_response
-        return response
+        return _response(fields)
 
 
+#: a known head's messages, each made from a literal of its fields (and its first values)
+_request, _response = maker(Request), maker(Response)
 #: where a message made from a known head keeps that head's first values, with the list of headers they
 #: are for (``first_values``)
 _FIRSTS = "_first_values"

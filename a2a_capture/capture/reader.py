@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from a2a_capture.capture import grpc, http11, syntax
-from a2a_capture.capture.models import _CUT_BYTES, Capture, Exchange, ExchangeMeta, Request, Response, built
+from a2a_capture.capture.models import _CUT_BYTES, Capture, Exchange, ExchangeMeta, Request, Response, built, maker
 from a2a_capture.errors import CaptureFormatError
 
 _CHUNK = 1 << 20
@@ -280,8 +280,8 @@ class CaptureReader:
             usual = _USUAL_START.match(buf, pos)
         if usual is not None:  # the header and the recorder's pragmas, in one match
             webhook, number, title, start, end, client, server, request_size, response_size, times = usual.groups()
-            meta = built(ExchangeMeta, {"start": start.decode(), "end": end.decode(), "client": client.decode(),
-                                        "server": server.decode(), "redacted": [], "extra": []})
+            meta = _meta({"start": start.decode(), "end": end.decode(), "client": client.decode(),
+                          "server": server.decode(), "redacted": [], "extra": []})
             notes, at = [], usual.end()
             # its line ends: the header's, the four pragmas', each further pragma's (no value holds one)
             lines = 5 + (request_size is not None) + (response_size is not None) + (times is not None)
@@ -381,7 +381,7 @@ class CaptureReader:
             except CaptureFormatError:
                 return None
             _KNOWN_RESPONSES.learn(shape, head)
-        exchange = built(Exchange, {
+        exchange = _exchange({
             "number": int(number), "title": title.decode("utf-8", "surrogateescape") if title else "",
             "webhook": webhook is not None, "notes": notes, "request": request, "response_notes": [],
             "response": response, "late_stream": None, "late_body": b"", "late_event_notes": {}, "trailing_notes": [],
@@ -763,6 +763,8 @@ _USUAL_START = re.compile(
     rb"(?:#@ request-body: ([0-9]{1,15}) bytes?\n|)(?:#@ response-body: ([0-9]{1,15}) bytes?\n|)"
     rb"(?:#@ event-times: ((?:[0-9]+\.[0-9]+|-)(?: (?:[0-9]+\.[0-9]+|-))*)\n|)(?![#\n])")
 _NO_FRAMING: dict[str, _Framing] = {}
+#: the quick way's models, each made from a literal of its fields
+_meta, _exchange = maker(ExchangeMeta), maker(Exchange)
 _KNOWN_REQUESTS, _KNOWN_RESPONSES = http11.known_heads[b"request"], http11.known_heads[b"response"]
 
 
