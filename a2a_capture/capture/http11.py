@@ -229,7 +229,7 @@ class KnownHeads:
 
     def __init__(self) -> None:
         self._branches: list[bytes] = []
-        self._found: dict[int, tuple[Known, tuple[int, ...]]] = {}  # outer group -> its head, its groups
+        self._found: dict[int, tuple[Known, slice]] = {}  # last group -> its head, where its values are in groups()
         self._groups = 0
         self._pattern: re.Pattern[bytes] | None = None
 
@@ -239,8 +239,8 @@ class KnownHeads:
         found = pattern.match(buf, at) if pattern is not None else None
         if found is None:
             return None
-        known, groups = self._found[found.lastindex]  # the branch's (empty) last group closes last
-        return known, found.group(*groups)[2:], found.end()
+        known, values = self._found[found.lastindex]  # the branch's (empty) last group closes last
+        return known, found.groups()[values], found.end()  # those of the other branches are None
 
     def learn(self, shape: Shape, head: bytes) -> None:
         """Take the shape of ``head`` (parsed, a plain head: LF, no cut) once it is seen twice."""
@@ -256,10 +256,10 @@ class KnownHeads:
         self._branches.append(b"%s()" % b"".join(
             re.escape(part) if index % 3 != 2 else _TEMPLATE_LENGTH if index // 3 == length else _TEMPLATE_VALUE
             for index, part in enumerate(parts)))
-        # the empty group twice, so that ``group`` gives a tuple however many values there are (without
-        # copying the head, as a group around the whole branch would)
+        # its values: a slice of all the groups (``groups()`` reads no group numbers, and a branch of one value
+        # or none needs no extra group to be given a tuple)
         self._found[last] = (Known(shape, head, shape.parsed[1], length_slot=length, template=True),
-                             (last, last, *range(first, last)))
+                             slice(first - 1, last - 1))
         self._groups = last
         self._pattern = re.compile(b"(?:%s)\n\n" % b"|".join(self._branches))
 
