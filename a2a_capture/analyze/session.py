@@ -89,7 +89,8 @@ class HeldCard:
     extended: bool = False
     #: request headers the response varies on (RFC 9111 §4.1), lower case; "*" matches nothing
     vary: tuple[str, ...] = ()
-    #: the fetch's Authorization: an extended card is per principal
+    #: an extended card's fetch's Authorization: an extended card is per principal (None for a public card,
+    #: the same for all: card-refetch reads it of an extended card only)
     credentials: str | None = None
     #: how many fronts the session knew when it was held: the origins its interfaces are indexed under
     fronts: int = field(default=0, repr=False, compare=False)
@@ -477,7 +478,7 @@ class Session:
         fetched = (card, record, answer.get("etag"), answer.get("last-modified"),
                    int(match.group(1)) if match else None, "no-cache" in cache_control or "no-store" in cache_control,
                    extended, tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
-                   asked_with(call).get("authorization"), len(self.fronts))
+                   asked_with(call).get("authorization") if extended else None, len(self.fronts))
         previous = self.card_urls.get(key)
         if previous is not None and self._refreshed(previous, fetched, call.agent):
             HeldCard.__init__(previous, *fetched, self._order)
