@@ -15,6 +15,7 @@ from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the ru
 from a2a_capture.analyze.config import Config, ignored_in_notes
 from a2a_capture.analyze.facts import ExchangeFacts, exchange_facts
 from a2a_capture.analyze.findings import Finding, Rule, Severity
+from a2a_capture.analyze.places import Places
 from a2a_capture.analyze.session import Session, without_bodies
 from a2a_capture.capture.models import Exchange
 from a2a_capture.sources import exchanges
@@ -156,8 +157,10 @@ class Analyzer:
         #: the latest call, while no other waits: learned or put with the others when the next one starts
         self._latest: tuple[float, int, Call] | None = None
         self._index = 0
-        self._wasted: dict[tuple[str, str], float | None] = {}
-        self._fragile: set[tuple[str, str]] = set()
+        #: the exchanges with a wasted finding, and the seconds they took (each counted once, in the order
+        #: found); those with a fragile one
+        self._wasted, self._fragile = Places(), Places()
+        self._wasted_seconds: float | None = None
 
     def start_file(self, file: str) -> None:
         self.end_file()
@@ -262,11 +265,12 @@ class Analyzer:
                 wasted = values
             elif key[2] == "fragile":
                 fragile = True
-        place = (values["file"], values["exchange"])  # every finding's: they share the call's place
-        if wasted is not None:
-            self._wasted.setdefault(place, wasted["cost"])
+        # every finding's place: they share the call's (a webhook's label is "webhook N")
+        file, webhook, number = values["file"], values["exchange"][0] == "w", values["number"]
+        if wasted is not None and self._wasted.add(file, webhook, number) and (cost := wasted["cost"]) is not None:
+            self._wasted_seconds = cost if self._wasted_seconds is None else self._wasted_seconds + cost
         if fragile:
-            self._fragile.add(place)
+            self._fragile.add(file, webhook, number)
 
     def _record(self, call: Call) -> None:
         record = _record(call, self.session)
@@ -276,7 +280,6 @@ class Analyzer:
             self.on_call(record)
 
     def summary(self) -> Summary:
-        costs = [cost for cost in self._wasted.values() if cost is not None]
         operations: Counter[str] = Counter()
         errors = streams = 0
         for plan in self._plans:  # in the order made: the order each operation was first seen
@@ -301,9 +304,9 @@ class Analyzer:
             findings_by_rule=dict(by_rule),
             findings_by_severity=dict(by_severity),
             findings_by_outcome=dict(by_outcome),
-            wasted_round_trips=len(self._wasted),
-            wasted_seconds=round(sum(costs), 6) if costs else None,
-            fragile_round_trips=len(self._fragile - self._wasted.keys()),
+            wasted_round_trips=self._wasted.count,
+            wasted_seconds=round(self._wasted_seconds, 6) if self._wasted_seconds is not None else None,
+            fragile_round_trips=self._fragile.count_outside(self._wasted),
         )
 
 
