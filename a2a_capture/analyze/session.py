@@ -46,13 +46,19 @@ class Seen(NamedTuple):
 
 
 def seen(call: Call) -> Seen:
-    operation = call.operation
+    operation, status = call.operation, call.status
+    # ``ok`` as Call.ok says it, without the property's call (a frame made in C, for every exchange)
+    ok = call.error is None and (status is None or status < 300 or status == 304)
     return _new_seen(Seen, (call.file, call.label, call.line, call.agent, operation or call.kind, call.path,
-                            call.method, call.started, call.ok, call.status is not None,
+                            call.method, call.started, ok, status is not None,
                             view_of(call) if operation == "GetTask" else None))
 
 
 _new_seen = tuple.__new__  # every field given, in order: the tuple at once, without Seen's keyword handling
+
+
+#: the kinds of call that are A2A operations (``Call.is_a2a``)
+_A2A_KINDS = frozenset({"jsonrpc", "rest", "grpc"})
 
 
 #: what `Session.apply` reads of a call's parameters (ListTasks: all of them, its filters)
@@ -446,7 +452,7 @@ class Session:
             self.right_path_cards[agent] = record
         if call.message_id and operation in ("SendMessage", "SendStreamingMessage"):
             self.sent_messages.setdefault((self.agent_key(call), call.message_id), record)
-        if call.is_a2a:
+        if call.kind in _A2A_KINDS:  # Call.is_a2a, without the property's call
             self.last_a2a_calls[agent] = (record, call.task_id)
 
     def _learn_fronts(self, call: Call) -> None:

@@ -1,0 +1,77 @@
+"""What the session records of a call reads the call as the call's own properties say (``Seen.ok``
+as ``Call.ok``, the A2A kinds as ``Call.is_a2a``), and the template a rule's findings are made from
+is copied, never filled in (on the kit, the example captures, both bench sessions and odd answers)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from a2a_capture.a2a.decode import decode
+from a2a_capture.analyze.engine import analyze
+from a2a_capture.analyze.findings import RULES, Finding
+from a2a_capture.analyze.session import _A2A_KINDS, seen
+from a2a_capture.sources import exchanges
+from tests.builders import block, http_request, http_response, write
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def _calls(paths):
+    for path in paths:
+        for exchange in exchanges(str(path)):
+            yield decode(exchange, str(path))
+
+
+def _read_alike(paths) -> set:
+    kinds, oks = set(), set()
+    for call in _calls(paths):
+        record = seen(call)
+        assert record.ok is call.ok
+        assert record.answered is (call.status is not None)
+        assert (call.kind in _A2A_KINDS) is call.is_a2a
+        kinds.add(call.kind)
+        oks.add(record.ok)
+    return kinds | {("ok", ok) for ok in oks}
+
+
+@pytest.mark.kit
+def test_the_kit_is_recorded_as_its_calls_say(kit):
+    told = _read_alike(sorted(kit.glob("*.http")))
+    assert {"card", "jsonrpc", ("ok", True), ("ok", False)} <= told
+
+
+def test_the_example_captures_are_recorded_as_their_calls_say():
+    told = _read_alike(sorted([*(ROOT / "captures").glob("*.http"), *(ROOT / "tests" / "data").glob("*.http")]))
+    assert {"card", "jsonrpc", "rest", ("ok", True), ("ok", False)} <= told
+
+
+@pytest.mark.parametrize("shape", ["new", "recurring"])
+def test_bench_sessions_are_recorded_as_their_calls_say(tmp_path, shape):
+    from analyze import generate  # bench/analyze.py's sessions
+
+    path = tmp_path / f"{shape}.http"
+    generate(shape, path, tmp_path / "index", 200_000, seed=5)
+    assert "jsonrpc" in _read_alike([path])
+
+
+@pytest.mark.parametrize("status", [200, 204, 299, 300, 301, 304, 404, 500])
+def test_each_status_is_ok_as_the_call_says(tmp_path, status):
+    path = write(tmp_path, block(1, "discover", http_request("GET", "/.well-known/agent-card.json", []),
+                                 http_response(status, {} if status not in (204, 304) else None)))
+    assert _read_alike([path])
+
+
+def test_a_rules_template_is_copied_not_filled_in(tmp_path):
+    from tests.test_rules import CASES
+
+    for rule_id, (blocks, _, _) in sorted(CASES.items()):
+        analyze([write(tmp_path, *blocks)])
+        rule = RULES[rule_id]
+        expected = dict.fromkeys(Finding.model_fields) | {"rule": rule.id, "severity": rule.severity,
+                                                          "title": rule.title, "spec": rule.spec}
+        assert rule._template == expected
+        assert list(rule._template) == list(Finding.model_fields)
