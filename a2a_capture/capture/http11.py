@@ -164,8 +164,9 @@ class Known:
     def headers_with(self, values: tuple[bytes, ...]) -> list[tuple[str, str]]:
         """The head's headers with a message's own volatile values put in their slots."""
         headers = list(self.headers)
-        for (index, name), value in zip(self.slots, values):  # noqa: B905 - as many as the template has
-            headers[index] = (name, value.decode())
+        if values:  # none for a whole head
+            for (index, name), value in zip(self.slots, values):  # noqa: B905 - as many as the template has
+                headers[index] = (name, value.decode())
         return headers
 
     def request(self, values: tuple[bytes, ...], body: bytes) -> Request:
