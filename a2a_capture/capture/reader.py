@@ -285,9 +285,8 @@ class CaptureReader:
             notes, at = [], usual.end()
             # its line ends: the header's, the four pragmas', each further pragma's (no value holds one)
             lines = 5 + (request_size is not None) + (response_size is not None) + (times is not None)
-            framing = _NO_FRAMING if request_size is None and response_size is None else {
-                key: (int(size), False, 0) for key, size in (("request-body", request_size),
-                                                             ("response-body", response_size)) if size is not None}
+            request_framing = None if request_size is None else (int(request_size), False, 0)
+            response_framing = None if response_size is None else (int(response_size), False, 0)
             if times is not None:
                 times = [None if item == b"-" else float(item) for item in times.split(b" ")]
         else:
@@ -303,7 +302,8 @@ class CaptureReader:
             except CaptureFormatError:
                 return None
             webhook, number, title = header.groups()
-            framing, times, notes, meta = preamble.framing, preamble.times, preamble.notes, preamble.meta
+            times, notes, meta, framing = preamble.times, preamble.notes, preamble.meta, preamble.framing
+            request_framing, response_framing = framing.get("request-body"), framing.get("response-body")
             lines = None  # the block's lines are counted at its end
         # the request: a head seen whole before (a client repeats its calls), of a known shape, or another
         stop = buf.find(b"\n\n", at)
@@ -317,7 +317,7 @@ class CaptureReader:
         else:
             known = None
         if known is not None:
-            length, request_framing = known.length_of(values), framing.get("request-body")
+            length = known.length_of(values)
             found = _body(buf, at, eof, length, request_framing, _unframed_request_body)
             if not isinstance(found, tuple):
                 return found
@@ -331,7 +331,7 @@ class CaptureReader:
                 lines = None
         else:
             lines = None
-            found = _common_message(buf, at, eof, b"request", framing.get("request-body"), _unframed_request_body)
+            found = _common_message(buf, at, eof, b"request", request_framing, _unframed_request_body)
             if not isinstance(found, tuple):
                 return found
             head, shape, values, body, at = found
@@ -352,7 +352,7 @@ class CaptureReader:
             if lines is not None:  # the line ends since the request's body, then the response's head
                 lines += at - request_end + found[0].lines
             known, values, at = found
-            found = _body(buf, at, eof, known.length_of(values), framing.get("response-body"), _no_response_body)
+            found = _body(buf, at, eof, known.length_of(values), response_framing, _no_response_body)
             if not isinstance(found, tuple):
                 return found
             body, next_at = found
@@ -362,7 +362,7 @@ class CaptureReader:
             shape = known.shape
         else:
             known = lines = None
-            found = _common_message(buf, at, eof, b"response", framing.get("response-body"), _no_response_body)
+            found = _common_message(buf, at, eof, b"response", response_framing, _no_response_body)
             if not isinstance(found, tuple):
                 return found
             head, shape, values, body, at = found
@@ -762,7 +762,6 @@ _USUAL_START = re.compile(
     rb"#@ client: ([!-~]*)\n#@ server: ([!-~]*)\n"
     rb"(?:#@ request-body: ([0-9]{1,15}) bytes?\n|)(?:#@ response-body: ([0-9]{1,15}) bytes?\n|)"
     rb"(?:#@ event-times: ((?:[0-9]+\.[0-9]+|-)(?: (?:[0-9]+\.[0-9]+|-))*)\n|)(?![#\n])")
-_NO_FRAMING: dict[str, _Framing] = {}
 #: the quick way's models, each made from a literal of its fields
 _meta, _exchange = maker(ExchangeMeta), maker(Exchange)
 _KNOWN_REQUESTS, _KNOWN_RESPONSES = http11.known_heads[b"request"], http11.known_heads[b"response"]
