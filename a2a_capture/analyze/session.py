@@ -49,9 +49,13 @@ def seen(call: Call) -> Seen:
     operation, status = call.operation, call.status
     # ``ok`` as Call.ok says it, without the property's call (a frame made in C, for every exchange)
     ok = call.error is None and (status is None or status < 300 or status == 304)
+    view = None
+    if operation == "GetTask":  # view_of(call), without its frame: most polls name a number or none
+        view = call.params.get("historyLength")
+        if isinstance(view, (dict, list)):
+            view = _hashable(view)
     return _new_seen(Seen, (call.file, call.label, call.line, call.agent, operation or call.kind, call.path,
-                            call.method, call.started, ok, status is not None,
-                            view_of(call) if operation == "GetTask" else None))
+                            call.method, call.started, ok, status is not None, view))
 
 
 _new_seen = tuple.__new__  # every field given, in order: the tuple at once, without Seen's keyword handling

@@ -148,14 +148,15 @@ class TextWriter(Writer):
 
 
 _WORD = {severity: severity.value for severity in Severity}  # without the enum's property, once a finding
+#: what a line says after the rule id for each outcome (advice: nothing), made once rather than once a line
+_TAGS = {"wasted": " [wasted]", "fragile": " [fragile]", "advice": ""}
 
 
 def line(finding: Finding, judged: bool = True) -> str:
     """One finding as a text line, `file:LINE: severity rule …` with the line its exchange starts on,
     so editors and CI annotations jump there; a wasted or fragile round trip says so after the rule id."""
     values = finding.__dict__  # where pydantic keeps the fields: its ``__getattr__`` makes each attribute slow
-    outcome = values["outcome"]
-    tag = f" [{outcome}]" if judged and outcome != "advice" else ""
+    tag = _TAGS[values["outcome"]] if judged else ""
     if values["line"] is not None:  # where(finding), as one f-string makes it: the common case
         return (f"{values['file']}:{values['line']}: {_WORD[values['severity']]} {values['rule']}{tag} "
                 f"{values['message']} (exchange {values['exchange']})")
