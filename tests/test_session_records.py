@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from a2a_capture.a2a.decode import decode
+from a2a_capture.a2a.decode import A2A_KINDS, decode
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.findings import RULES, Finding
-from a2a_capture.analyze.session import _A2A_KINDS, seen, view_of
+from a2a_capture.analyze.session import seen, view_of
 from a2a_capture.sources import exchanges
 from tests.builders import block, http_request, http_response, write
 
@@ -32,7 +32,7 @@ def _read_alike(paths) -> set:
         record = seen(call)
         assert record.ok is call.ok
         assert record.answered is (call.status is not None)
-        assert (call.kind in _A2A_KINDS) is call.is_a2a
+        assert (call.kind in A2A_KINDS) is call.is_a2a
         assert record.view == (view_of(call) if call.operation == "GetTask" else None)
         kinds.add(call.kind)
         oks.add(record.ok)

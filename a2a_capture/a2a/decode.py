@@ -29,6 +29,8 @@ _VERSION_HEADER = spec.VERSION_HEADER.lower()
 _EVENT_STREAM = "text/event-stream"
 #: members of a task or event that hold no further tasks
 _NOT_TASKS = frozenset({"history", "artifacts", "message", "metadata", "parts", "status"})
+#: the kinds of call that are A2A operations (``Call.is_a2a``; a rule's ``on=("a2a",)``)
+A2A_KINDS = frozenset({"jsonrpc", "rest", "grpc"})
 
 
 @dataclass(slots=True)
@@ -120,7 +122,7 @@ class Call:
 
     @property
     def is_a2a(self) -> bool:
-        return self.kind in ("jsonrpc", "rest", "grpc")
+        return self.kind in A2A_KINDS
 
     @property
     def ok(self) -> bool:
@@ -300,10 +302,12 @@ def _answer(body: bytes) -> tuple[Any, list[tuple[str, str]]]:
     # the usual envelope, `{"jsonrpc": "2.0", "id": "...", "`, then the rest, from the name of the
     # member after the id
     if body.startswith(_SPACED):
-        end = body.find(b'", "', 26, 160)
+        start = len(_SPACED)
+        end = body.find(b'", "', start, 160)
         rest = body[end + 3:] if end > 0 else None
     elif body.startswith(_COMPACT):
-        end = body.find(b'","', 23, 160)
+        start = len(_COMPACT)
+        end = body.find(b'","', start, 160)
         rest = body[end + 2:] if end > 0 else None
     else:
         rest = None
@@ -312,7 +316,7 @@ def _answer(body: bytes) -> tuple[Any, list[tuple[str, str]]]:
         return answered, task_states(answered)
     held = _ANSWERS.get(rest)
     if held is not None:
-        text = body[26 if body[11] == 0x20 else 23:end]
+        text = body[start:end]
         if not text.translate(None, _ID_BYTES):  # an id spelled without escapes, as when it was held
             return {"jsonrpc": "2.0", "id": text.decode(), **held[0]}, list(held[1])
     answered = _json(body)[0]

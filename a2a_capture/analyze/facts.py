@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from a2a_capture.a2a.cards import Card
-from a2a_capture.a2a.decode import Call
+from a2a_capture.a2a.decode import A2A_KINDS, Call
 from a2a_capture.capture.models import Exchange
 
 
@@ -48,7 +48,7 @@ class ExchangeFacts(BaseModel):
 
     @property
     def is_a2a(self) -> bool:
-        return self.kind in ("jsonrpc", "rest", "grpc")
+        return self.kind in A2A_KINDS
 
 
 def exchange_facts(exchange: Exchange, call: Call) -> ExchangeFacts:

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from a2a_capture.a2a import spec
-from a2a_capture.a2a.decode import Call
+from a2a_capture.a2a.decode import A2A_KINDS, Call
 from a2a_capture.capture.models import built
 
 
@@ -228,8 +228,6 @@ def _squeezed(text: str) -> str:
 RULES: dict[str, Rule] = {}
 #: what a rule may need a call to carry (``Rule.needs``)
 NEEDS = frozenset({"error", "notes"})
-#: the kinds of call that are A2A operations (``on=("a2a",)``)
-A2A_KINDS = frozenset({"jsonrpc", "rest", "grpc"})
 
 
 def ref(other, call: Call) -> str:

@@ -16,7 +16,7 @@ from urllib.parse import urlunsplit
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card, Interface, split_url, url_origin
-from a2a_capture.a2a.decode import Call, fixed
+from a2a_capture.a2a.decode import A2A_KINDS, Call, fixed
 
 #: routes whose interfaces a session remembers at most (a session has a few; hostile input, any number)
 _MAX_ROUTES = 1024
@@ -59,10 +59,6 @@ def seen(call: Call) -> Seen:
 
 
 _new_seen = tuple.__new__  # every field given, in order: the tuple at once, without Seen's keyword handling
-
-
-#: the kinds of call that are A2A operations (``Call.is_a2a``)
-_A2A_KINDS = frozenset({"jsonrpc", "rest", "grpc"})
 
 
 #: what `Session.apply` reads of a call's parameters (ListTasks: all of them, its filters)
@@ -456,7 +452,7 @@ class Session:
             self.right_path_cards[agent] = record
         if call.message_id and operation in ("SendMessage", "SendStreamingMessage"):
             self.sent_messages.setdefault((self.agent_key(call), call.message_id), record)
-        if call.kind in _A2A_KINDS:  # Call.is_a2a, without the property's call
+        if call.kind in A2A_KINDS:  # Call.is_a2a, without the property's call
             self.last_a2a_calls[agent] = (record, call.task_id)
 
     def _learn_fronts(self, call: Call) -> None:
