@@ -244,8 +244,8 @@ def test_the_pytest_plugin_records_and_replays(pytester):
                     "params": {{"message": {{"messageId": "m", "role": "ROLE_USER", "parts": [{{"text": "run"}}]}}}}}})
                 assert [f.rule for f in session.findings()] == ["version-header-missing"]
 
-        def test_replay(a2a_replay):
-            with agent("test-runner", streaming=True, push=True) as url:
+        def test_replay(a2a_replay):  # 250 ms steps: 06-cancel's CancelTask lands before the first artifact
+            with agent("test-runner", streaming=True, push=True, step=0.25) as url:
                 a2a_replay({str(CAPTURES / "06-cancel.http")!r}, {{"test-runner": url}}).assert_clean()
     """)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
