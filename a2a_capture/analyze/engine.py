@@ -206,7 +206,7 @@ class Analyzer:
         if found:
             if memo is not None and not any(finding.rule in plan.memoized for finding in found):
                 plan.remember(memo_key, anchor)
-            self._count(found)
+            self._count(found, call)
         elif memo is not None:
             plan.remember(memo_key, anchor)
         if self.keep_calls or self.on_call is not None:
@@ -252,25 +252,27 @@ class Analyzer:
         self._plans.append(plan)
         return plan
 
-    def _count(self, found: list[Finding]) -> None:
-        """One call's findings, counted (they share its place: file and exchange)."""
+    def _count(self, found: list[Finding], call: Call) -> None:
+        """One call's findings, counted. Their place and a wasted one's cost are the call's own (a
+        finding's file, exchange, number and, but for advice, cost are the call's), read of it once."""
         if self.keep_findings:
             self.findings += found
-        tally, wasted, fragile = self._tally, None, False
+        tally, wasted, fragile = self._tally, False, False
         for finding in found:
             values = finding.__dict__  # where pydantic keeps the fields: its ``__getattr__`` makes each attribute slow
-            key = (values["rule"], values["severity"], values["outcome"])
+            outcome = values["outcome"]
+            key = (values["rule"], values["severity"], outcome)
             tally[key] = tally.get(key, 0) + 1
-            if wasted is None and values["wasted"]:
-                wasted = values
-            elif key[2] == "fragile":
+            if outcome == "wasted":  # a finding is wasted when its outcome is
+                wasted = True
+            elif outcome == "fragile":
                 fragile = True
-        # every finding's place: they share the call's (a webhook's label is "webhook N")
-        file, webhook, number = values["file"], values["exchange"][0] == "w", values["number"]
-        if wasted is not None and self._wasted.add(file, webhook, number) and (cost := wasted["cost"]) is not None:
-            self._wasted_seconds = cost if self._wasted_seconds is None else self._wasted_seconds + cost
-        if fragile:
-            self._fragile.add(file, webhook, number)
+        if wasted or fragile:  # the call's place (a webhook's label is "webhook N")
+            file, webhook, number = call.file, call.label[0] == "w", call.number
+            if wasted and self._wasted.add(file, webhook, number) and (cost := call.duration) is not None:
+                self._wasted_seconds = cost if self._wasted_seconds is None else self._wasted_seconds + cost
+            if fragile:
+                self._fragile.add(file, webhook, number)
 
     def _record(self, call: Call) -> None:
         record = _record(call, self.session)

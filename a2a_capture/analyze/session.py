@@ -79,6 +79,8 @@ def view_of(call: Call) -> object:
     """Which view of a task a GetTask asks for: its historyLength, as a dictionary key (most polls
     name a number or none: no ``_hashable`` frame for those, twice a poll)."""
     view = call.params.get("historyLength")
+    if view is None:  # most polls: without isinstance's look through a tuple of types
+        return None
     return _hashable(view) if isinstance(view, (dict, list)) else view
 
 

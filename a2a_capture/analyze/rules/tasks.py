@@ -20,6 +20,28 @@ def _state_word(state: str) -> str:
     return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
 
 
+#: ``_shown``'s sentences by task id, each with the sighting and the calling file it was made for
+_SHOWN: dict[str, tuple[object, str, str]] = {}
+#: tasks ``_shown`` remembers at most (a session polls a few; hostile input, any number)
+_MAX_SHOWN = 1024
+
+
+def _shown(ended, call) -> str:
+    """"exchange N had already shown task T completed": what a finding on a call on an ended task starts
+    with. Every poll of a finished task says it again, so it is made once per task and file: keyed on all
+    it reads, the task id, the sighting (``ended``, fixed once made: its exchange and state; held, so
+    ``is`` cannot meet another in its place) and the file of the call (``ref`` names the other file)."""
+    task = call.task_id
+    said = _SHOWN.get(task)
+    if said is not None and said[0] is ended and said[1] == call.file:
+        return said[2]
+    text = f"{ref(ended.call, call)} had already shown task {task} {_state_word(ended.state)}"
+    if len(_SHOWN) >= _MAX_SHOWN:
+        _SHOWN.clear()
+    _SHOWN[task] = (ended, call.file, text)
+    return text
+
+
 @rule(
     id="task-unknown",
     on=("a2a",),
@@ -73,8 +95,7 @@ def poll_terminal(call, session):
         return  # a different view of the task (history length), not a poll
     later = session.last_poll(call.task_id, call.agent, view)
     related = [earlier] if later is None or later is earlier else [earlier, later]
-    yield Hit(f"{ref(earlier, call)} had already shown task {call.task_id} "
-              f"{_state_word(ended.state)}; a finished task does not change", related)
+    yield Hit(_shown(ended, call) + "; a finished task does not change", related)
 
 
 @rule(
@@ -95,8 +116,7 @@ def cancel_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield Hit(f"{ref(ended.call, call)} had already shown task {call.task_id} {_state_word(ended.state)}",
-                  [ended.call])
+        yield Hit(_shown(ended, call), [ended.call])
     elif call.error is not None and (call.error.name == "TaskNotCancelableError" or call.error.task_ended):
         yield Hit(f"the agent answered {call.error.name}: task {call.task_id} had already ended")
 
@@ -148,8 +168,7 @@ def subscribe_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield Hit(f"{ref(ended.call, call)} had already shown task {call.task_id} {_state_word(ended.state)}",
-                  [ended.call])
+        yield Hit(_shown(ended, call), [ended.call])
     elif call.error is not None and _refused_as_ended(call.error):
         held = session.held_card(call)
         if held is None or held.card.streaming or call.error.task_ended:
