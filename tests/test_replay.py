@@ -34,16 +34,32 @@ def runner_agent(**options):
 
 @pytest.mark.live
 def test_replayed_sessions_against_fresh_agents_are_clean():
-    # the agent's steps are slow enough that 06-cancel's CancelTask, sent 4 ms after its SendMessage as
-    # recorded, lands before the first artifact even on a loaded machine (at 20 ms a step, one run under
-    # a load of 3.5 saw "line 0" in the canceled task)
-    with runner_agent(step=0.25) as url:
+    # 06-cancel's CancelTask, sent 4 ms after its SendMessage as recorded, lands before the first
+    # artifact: the agent's "slow" task holds it for SLOW_START (test below)
+    with runner_agent() as url:
         for name in ("02-blocking-send", "03-streaming", "06-cancel", "08-rest-binding"):
             old = read_capture(CAPTURES / f"{name}.http")
             new = client.replay(old, {"test-runner": url})
             changes = diff.compare(old, new)
             assert changes == [], (name, [c.line() for c in changes])
             assert len(new.exchanges) == len(old.exchanges)
+
+
+@pytest.mark.live
+def test_a_slow_task_is_canceled_before_its_first_artifact_whatever_the_step():
+    """A cancel sent as soon as the send returns finds no artifact, even with 1 ms agent steps:
+    what keeps 06-cancel's replays above from racing the agent."""
+    with runner_agent(step=0.001) as url, httpx.Client(timeout=30, headers={"A2A-Version": "1.0"}) as http:
+        def call(number: int, method: str, params: dict) -> dict:
+            answer = http.post(f"{url}/a2a/jsonrpc", json={"jsonrpc": "2.0", "id": number, "method": method,
+                                                            "params": params})
+            return answer.json()["result"]
+
+        message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "slow"}]}
+        sent = call(1, "SendMessage", {"message": message, "configuration": {"returnImmediately": True}})
+        canceled = call(2, "CancelTask", {"id": sent["task"]["id"]})
+    assert canceled["status"]["state"] == "TASK_STATE_CANCELED"
+    assert "artifacts" not in canceled, canceled["artifacts"]
 
 
 @pytest.mark.live
@@ -244,8 +260,8 @@ def test_the_pytest_plugin_records_and_replays(pytester):
                     "params": {{"message": {{"messageId": "m", "role": "ROLE_USER", "parts": [{{"text": "run"}}]}}}}}})
                 assert [f.rule for f in session.findings()] == ["version-header-missing"]
 
-        def test_replay(a2a_replay):  # 250 ms steps: 06-cancel's CancelTask lands before the first artifact
-            with agent("test-runner", streaming=True, push=True, step=0.25) as url:
+        def test_replay(a2a_replay):
+            with agent("test-runner", streaming=True, push=True) as url:
                 a2a_replay({str(CAPTURES / "06-cancel.http")!r}, {{"test-runner": url}}).assert_clean()
     """)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
