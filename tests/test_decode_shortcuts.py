@@ -78,6 +78,27 @@ def test_json_is_read_as_the_careful_reading_reads_it(body):
     assert _json(body) == _json_checked(body)
 
 
+def _mixed(objects: int, lists: int, padding: str = "") -> str:
+    """Objects around lists, nested ``objects + lists`` deep; ``padding`` (a string member) at each object."""
+    return (f'{{{padding}"a":' * objects + "[" * lists + "]" * lists + "}" * objects)
+
+
+_PADDED = '"s": "{[{[ \u20ac", '  # brackets in a string: counted, though they open nothing
+
+
+@pytest.mark.parametrize("depth", [nesting.MAX_DEPTH - 1, nesting.MAX_DEPTH, nesting.MAX_DEPTH + 1, 203])
+@pytest.mark.parametrize("objects", [0, 1, 2, 50, 99, 100, 101, 203])
+@pytest.mark.parametrize("padding", ["", _PADDED])
+def test_json_of_mixed_brackets_is_read_as_the_careful_reading_reads_it(depth, objects, padding):
+    """Brackets of both kinds near the limit, as bytes and as text: the quick count (each kind
+    deleted, at most one past the limit) and the careful check agree."""
+    if objects > depth:
+        return
+    text = _mixed(objects, depth - objects, padding)
+    for body in (text, text.encode(), text.encode() + b" " * 300):
+        assert _json(body) == _json_checked(body)
+
+
 def test_json_nested_past_the_limit_is_not_decoded_however_short():
     assert _json(_deep(nesting.MAX_DEPTH + 1).encode()) == (None, True)
     assert _json(_deep(nesting.MAX_DEPTH).encode())[1] is False

@@ -1019,10 +1019,13 @@ def _json(body: bytes | str) -> tuple[Any, bool]:
         return None, False
     size = len(body)
     # the usual body: shallow (as nesting.check_json counts), parsed by orjson; one too short to
-    # close what it opens past the limit would not parse (nor pass the check), as below
-    if size < _LARGE_BODY and (size < 2 * (nesting.MAX_DEPTH + 1) or (
-            body.count("[") + body.count("{") if isinstance(body, str)
-            else len(body.translate(None, _NOT_OPENING))) <= nesting.MAX_DEPTH):
+    # close what it opens past the limit would not parse (nor pass the check), as below. The
+    # brackets that open are counted by what deleting them takes away: a delete finds them by
+    # memchr, a few times quicker than a pass over every byte (translate, count); at most one past
+    # the limit of each, the sum is past the limit exactly when their count is
+    if size < _LARGE_BODY and (size < 2 * (nesting.MAX_DEPTH + 1) or size - len(
+            body.replace("{", "", _PAST_LIMIT).replace("[", "", _PAST_LIMIT) if isinstance(body, str)
+            else body.replace(b"{", b"", _PAST_LIMIT).replace(b"[", b"", _PAST_LIMIT)) <= nesting.MAX_DEPTH):
         try:
             return _loads(body), False
         except (ValueError, UnicodeDecodeError):
@@ -1051,8 +1054,7 @@ def _json_checked(body: bytes | str) -> tuple[Any, bool]:
 
 
 _LARGE_BODY = 1 << 20
-#: every byte but `[` and `{`: deleting them leaves the brackets that open (one pass, not two counts)
-_NOT_OPENING = bytes(sorted(set(range(256)) - set(b"[{")))
+_PAST_LIMIT = nesting.MAX_DEPTH + 1
 
 try:  # the `fast` extra: several times quicker on the bodies an analysis reads
     from orjson import loads as _loads
