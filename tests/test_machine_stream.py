@@ -159,13 +159,21 @@ def test_text_lines_written_together_are_the_lines_of_each_finding(tmp_path):
         assert out.getvalue().count("\n") == number // machine.TextWriter.LINES * machine.TextWriter.LINES
     writer.flush()
     assert out.getvalue() == "".join(machine.line(finding) + "\n" for finding in findings)
+    moved_out, moved_lines = io.StringIO(), []
+    moved_writer = machine.TextWriter(moved_out)  # its own line of the common case: as line() and where() say
     for finding in findings[:5]:
         for place in ({}, {"line": None, "flow": 3}, {"line": None, "flow": None}):
             moved = finding.model_copy(update=place)
+            moved_writer.finding(moved)
+            moved_lines.append(f"{machine.where(moved)} {moved.severity.value} {moved.rule}"
+                               f"{f' [{moved.outcome}]' if moved.outcome != 'advice' else ''} {moved.message} "
+                               f"(exchange {moved.exchange})\n")
             for judged in (True, False):
                 tag = f" [{moved.outcome}]" if judged and moved.outcome != "advice" else ""
                 assert machine.line(moved, judged) == (f"{machine.where(moved)} {moved.severity.value} {moved.rule}"
                                                        f"{tag} {moved.message} (exchange {moved.exchange})")
+    moved_writer.flush()
+    assert moved_out.getvalue() == "".join(moved_lines)
 
 
 def test_text_findings_before_an_unreadable_block_are_written_before_its_error(tmp_path):

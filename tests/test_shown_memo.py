@@ -1,6 +1,6 @@
-"""The sentence a finding on an ended task starts with, remembered per task (rules/tasks.py ``_shown``),
-is the sentence made afresh: on the kit, the example captures, both bench sessions and sessions where
-a task ends in one file and is asked about in another, or ends again in a later session."""
+"""The sentences of findings on an ended task, remembered per task and form (rules/tasks.py ``_shown``), are
+the sentences made afresh: on the kit, the example captures, both bench sessions and sessions where a task
+ends in one file and is asked about in another, or ends again in a later session."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.rules import tasks
-from tests.builders import rpc, task, write
+from tests.builders import message, rpc, task, write
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -33,7 +33,8 @@ def _both(monkeypatch, sessions: list[list[Path]]) -> list:
         patched.setattr(tasks, "_SHOWN", _Forgetful())
         fresh = [analyze(paths).findings for paths in sessions]
     assert fresh == with_memo
-    return [f for findings in with_memo for f in findings if f.rule in ("poll-terminal", "cancel-terminal")]
+    return [f for findings in with_memo for f in findings
+            if f.rule in ("poll-terminal", "cancel-terminal", "message-terminal")]
 
 
 def test_the_example_captures_say_the_same_with_the_memo(monkeypatch):
@@ -71,3 +72,11 @@ def test_a_task_ended_in_another_file_or_session_is_named_as_it_was(tmp_path, mo
     assert "exchange 1 of first.http had already shown task t-1 completed; a finished task does not change" in messages
     assert "exchange 1 had already shown task t-1 completed" in messages
     assert "exchange 4 had already shown task t-1 failed; a finished task does not change" in messages
+    sent = write(tmp_path, rpc(7, "SendMessage", {"message": message(task_id="t-1")}, result={"task": done}),
+                 rpc(8, "GetTask", {"id": "t-1"}, result=done), name="sent.http")
+    found = _both(monkeypatch, [[first, sent], [sent, first], [other, sent]])
+    messages = {f.message for f in found}
+    assert any(said.startswith("the message names task t-1, which exchange 1 of first.http had shown completed; "
+                               "send a new task in its context instead") for said in messages)
+    assert "exchange 1 of first.http had already shown task t-1 completed; a finished task does not change" in messages
+    assert "exchange 4 of other.http had already shown task t-1 failed; a finished task does not change" in messages

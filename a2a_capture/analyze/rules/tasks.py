@@ -20,25 +20,32 @@ def _state_word(state: str) -> str:
     return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
 
 
-#: ``_shown``'s sentences by task id, each with the sighting and the calling file it was made for
-_SHOWN: dict[str, tuple[object, str, str]] = {}
+#: ``_shown``'s sentences by task id: the sighting and the calling file they were made for, and each sentence
+#: made for them by its form
+_SHOWN: dict[str, tuple[object, str, dict[str, str]]] = {}
 #: tasks ``_shown`` remembers at most (a session polls a few; hostile input, any number)
 _MAX_SHOWN = 1024
+#: the sentences that name the exchange that showed a task ended, and the state it showed
+_POLLED = "{ref} had already shown task {task} {state}; a finished task does not change"
+_ENDED = "{ref} had already shown task {task} {state}"
+_MESSAGED = "the message names task {task}, which {ref} had shown {state}; send a new task in its context instead"
 
 
-def _shown(ended, call) -> str:
-    """"exchange N had already shown task T completed": what a finding on a call on an ended task starts
-    with. Every poll of a finished task says it again, so it is made once per task and file: keyed on all
-    it reads, the task id, the sighting (``ended``, fixed once made: its exchange and state; held, so
-    ``is`` cannot meet another in its place) and the file of the call (``ref`` names the other file)."""
+def _shown(ended, call, form: str) -> str:
+    """A finding's sentence (``form``) on a call on an ended task, naming the exchange that showed it ended
+    and the state it showed. Every poll of a finished task says it again, so it is made once per task and
+    file: keyed on all it reads, the task id, the sighting (``ended``, fixed once made: its exchange and state;
+    held, so ``is`` cannot meet another in its place), the file of the call (``ref`` names another file) and
+    the form."""
     task = call.task_id
     said = _SHOWN.get(task)
-    if said is not None and said[0] is ended and said[1] == call.file:
-        return said[2]
-    text = f"{ref(ended.call, call)} had already shown task {task} {_state_word(ended.state)}"
-    if len(_SHOWN) >= _MAX_SHOWN:
-        _SHOWN.clear()
-    _SHOWN[task] = (ended, call.file, text)
+    if said is None or said[0] is not ended or said[1] != call.file:
+        if len(_SHOWN) >= _MAX_SHOWN:
+            _SHOWN.clear()
+        said = _SHOWN[task] = (ended, call.file, {})
+    text = said[2].get(form)
+    if text is None:
+        text = said[2][form] = form.format(ref=ref(ended.call, call), task=task, state=_state_word(ended.state))
     return text
 
 
@@ -90,12 +97,14 @@ def poll_terminal(call, session):
     ended = session.ended(call.task_id)
     if ended is None:
         return
-    earlier, view = ended.call, view_of(call)
+    earlier, view = ended.call, call.params.get("historyLength")
+    if view is not None:  # most polls name none: view_of(call) without its frame
+        view = view_of(call)
     if earlier.operation == "GetTask" and earlier.view != view:
         return  # a different view of the task (history length), not a poll
     later = session.last_poll(call.task_id, call.agent, view)
     related = [earlier] if later is None or later is earlier else [earlier, later]
-    yield Hit(_shown(ended, call) + "; a finished task does not change", related)
+    yield Hit(_shown(ended, call, _POLLED), related)
 
 
 @rule(
@@ -116,7 +125,7 @@ def cancel_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield Hit(_shown(ended, call), [ended.call])
+        yield Hit(_shown(ended, call, _ENDED), [ended.call])
     elif call.error is not None and (call.error.name == "TaskNotCancelableError" or call.error.task_ended):
         yield Hit(f"the agent answered {call.error.name}: task {call.task_id} had already ended")
 
@@ -144,8 +153,7 @@ def message_terminal(call, session):
         # tasks/send names its task in params.id, to create, continue or restart it: no mistake there)
     ended = session.ended(call.task_id)
     if ended is not None and ended.call is not call:
-        yield Hit(f"the message names task {call.task_id}, which {ref(ended.call, call)} had shown "
-                  f"{_state_word(ended.state)}; send a new task in its context instead", [ended.call])
+        yield Hit(_shown(ended, call, _MESSAGED), [ended.call])
     elif call.error is not None and _refused_as_ended(call.error) and ended is None:
         yield Hit(f"the agent refused a message to task {call.task_id}: it had already ended")
 
@@ -168,7 +176,7 @@ def subscribe_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield Hit(_shown(ended, call), [ended.call])
+        yield Hit(_shown(ended, call, _ENDED), [ended.call])
     elif call.error is not None and _refused_as_ended(call.error):
         held = session.held_card(call)
         if held is None or held.card.streaming or call.error.task_ended:
