@@ -539,3 +539,10 @@ def test_the_kit_decodes_the_same_with_answers_held(kit, tmp_path, monkeypatch):
         _all_read_both_ways(paths)
     held = sum(body[body.find(b'", "', 26) + 3:] in decode_module._ANSWERS for body in answered)
     assert held > len(answered) // 4
+
+
+def test_an_id_is_taken_as_it_is_only_in_printable_ascii_without_a_quote_or_backslash():
+    """``_answer`` makes a held answer's id of its bytes only where parsing gives those bytes: each
+    byte alone is kept by the id table exactly when it is such a byte."""
+    kept = [byte for byte in range(256) if bytes([byte]).translate(decode_module._ID_TABLE) == bytes([byte])]
+    assert kept == sorted(set(range(0x20, 0x7F)) - set(b'"\\'))
