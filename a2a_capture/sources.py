@@ -14,11 +14,13 @@ CONVERTED = {".har": "har", ".mitm": "mitm", ".flow": "mitm", ".flows": "mitm", 
 
 
 def exchanges(path: str | os.PathLike) -> Iterator[Exchange]:
-    """Stream a capture's exchanges; a HAR or flow file is converted (in memory) first."""
+    """Stream a capture's exchanges; a HAR or flow file is converted (in memory) first. A capture's
+    are the reader's own generator, not one more around it (each level costs every exchange a resume)."""
     kind = CONVERTED.get(Path(path).suffix.lower())
-    if kind is None:
-        yield from iter_exchanges(path)
-        return
+    return iter_exchanges(path) if kind is None else _converted(path, kind)
+
+
+def _converted(path: str | os.PathLike, kind: str) -> Iterator[Exchange]:
     from a2a_capture.convert import load
 
     yield from load(os.fspath(path), kind).exchanges
