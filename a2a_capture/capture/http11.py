@@ -128,10 +128,12 @@ def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
 
 #: a volatile value as a known head's template takes it: printable ASCII (so decoded as it is), no
 #: white space at either end (the reader strips it), no control byte (nothing h11 or a HAR refuses):
-#: any other value leaves its head to the general way, which reads (or refuses) it
-_TEMPLATE_VALUE = rb"[ \t]*([!-~](?:[ !-~]*[!-~]|))[ \t]*"
+#: any other value leaves its head to the general way, which reads (or refuses) it. Each is an atomic
+#: group: a value ends its line, and only its longest match can be followed by the line end, so a
+#: branch that fails after it fails at once instead of trying every shorter one
+_TEMPLATE_VALUE = rb"(?>[ \t]*([!-~](?:[ !-~]*[!-~]|))[ \t]*)"
 #: a Content-Length that frames the body, as ``Shape.length`` reads it
-_TEMPLATE_LENGTH = rb"[ \t]*([0-9]{1,15})[ \t]*"
+_TEMPLATE_LENGTH = rb"(?>[ \t]*([0-9]{1,15})[ \t]*)"
 _TEMPLATES = 32
 
 
