@@ -377,9 +377,13 @@ def test_a_head_a_template_took_is_found_whole_when_it_comes_again(monkeypatch, 
         # length 2 every time, 3 and 4 from their second block (a block that runs past the buffer is looked at
         # again: the heads may be given more often)
         assert seen.given >= 4 + 3 + 3
-        for head in heads[-2:]:  # remembered as the template gives them
+        for head in heads[-2:]:  # remembered whole once given again: the template's headers and length, made
             known, values, end = http11.known_heads[b"request"].match(head + b"\n\n", 0)
-            assert seen[head] == (known, values) and end == len(head) + 2 and known.repeats
+            whole, none = seen[head]
+            assert none == () and whole is not known and end == len(head) + 2 and known.repeats
+            assert whole.headers_with(()) == known.headers_with(values) and whole.length == known.length_of(values)
+            assert (whole.start, whole.lines, whole.firsts, whole.events) == (known.start, known.lines, known.firsts,
+                                                                              known.events)
 
 
 def test_first_values_follow_headers_replaced_after_reading():

@@ -163,6 +163,11 @@ class Known:
         """The Content-Length that frames the body of a message with this head (``Shape.length``)."""
         return self.length if self.length_slot is None else int(values[self.length_slot])
 
+    def whole(self, head: bytes, values: tuple[bytes, ...]) -> Known:
+        """The known head of ``head`` alone, a head this template matched with ``values``: its headers and
+        length made once, for a client that makes the same call again (``seen_requests``)."""
+        return Known(self.shape, head, tuple(self.headers_with(values)), self.length_of(values))
+
     def headers_with(self, values: tuple[bytes, ...]) -> list[tuple[str, str]]:
         """The head's headers with a message's own volatile values put in their slots."""
         headers = list(self.headers)

@@ -310,6 +310,9 @@ class CaptureReader:
         head = buf[at:stop] if stop > at else None
         if (seen := http11.seen_requests.get(head)) is not None:
             (known, values), at = seen, stop + 2
+            if values:  # a template's head, come again: from now on its headers and length are made
+                known, values = known.whole(head, values), ()
+                http11.seen_head(head, known, values)
         elif (found := _KNOWN_REQUESTS.match(buf, at)) is not None:  # a head ends at its first blank line
             known, values, at = found
             if known.repeats:  # the call may come again: then its head is found whole
