@@ -147,8 +147,8 @@ class Known:
     is the body's length (if any), so a client that makes the same call again repeats the head whole.
     """
 
-    __slots__ = ("events", "firsts", "headers", "length", "length_slot", "lines", "repeats", "shape", "slots",
-                 "start")
+    __slots__ = ("events", "fields", "firsts", "headers", "length", "length_slot", "lines", "repeats", "shape",
+                 "slots", "start")
 
     def __init__(self, shape: Shape, head: bytes, headers: tuple, length: int | None = None,
                  length_slot: int | None = None, template: bool = False) -> None:
@@ -158,6 +158,7 @@ class Known:
         self.headers, self.length, self.length_slot = headers, length, length_slot
         self.repeats = len(self.slots) == (length_slot is not None)
         self.firsts = _steady_first_values(headers)  # the same for every message with this head
+        self.fields: dict | None = None  # a response's fields that are the same for every message with this head
 
     def length_of(self, values: tuple[bytes, ...]) -> int | None:
         """The Content-Length that frames the body of a message with this head (``Shape.length``)."""
@@ -179,22 +180,35 @@ class Known:
     def request(self, values: tuple[bytes, ...], body: bytes) -> Request:
         """What ``parse_request`` gives for a message with this head (its ``first_values`` known)."""
         method, target, version, _ = self.start
-        headers = self.headers_with(values)
+        headers = self.headers_with(values) if values else list(self.headers)  # a whole head's, without a call
         return _request({"headers": headers, "body": body, "http_version": version, "head_cuts": [], "grpc_views": [],
                          "method": method, "target": target, _FIRSTS: (headers, self.firsts)})
 
     def response(self, values: tuple[bytes, ...], body: bytes, event_times: list[float | None]) -> Response | None:
         """What ``parse_response`` gives for a message with this head; None where it refuses the body."""
-        status, reason, version, _ = self.start
-        if body and (status < 200 or status in _NO_BODY_STATUS):
+        fields = self.fields
+        if fields is None:  # the fields every message with this head has, in Response's order, made once
+            status, reason, version, _ = self.start
+            fields = self.fields = {
+                "headers": None, "body": b"", "http_version": version, "head_cuts": None, "grpc_views": None,
+                "status": status, "reason": reason, "event_times": None, "event_notes": None, "trailers": None,
+                "grpc_status_view": None, _FIRSTS: None}
+            if not self.events:
+                fields["events"] = None  # [] as parse_response: a list of each message's own
+        if body and (fields["status"] < 200 or fields["status"] in _NO_BODY_STATUS):
             return None
         headers = self.headers_with(values)
-        fields = {
-            "headers": headers, "body": body, "http_version": version, "head_cuts": [],
-            "grpc_views": [], "status": status, "reason": reason, "event_times": event_times, "event_notes": {},
-            "trailers": [], "grpc_status_view": None, _FIRSTS: (headers, self.firsts)}
+        fields = fields.copy()  # and each message's own values stored: quicker than a literal of them all
+        fields["headers"] = headers
+        fields["body"] = body
+        fields["head_cuts"] = []
+        fields["grpc_views"] = []
+        fields["event_times"] = event_times
+        fields["event_notes"] = {}
+        fields["trailers"] = []
+        fields[_FIRSTS] = (headers, self.firsts)
         if not self.events:
-            fields["events"] = []  # as parse_response
+            fields["events"] = []
         return _response(fields)
 
 

@@ -320,16 +320,21 @@ class CaptureReader:
         else:
             known = None
         if known is not None:
-            length = known.length_of(values)
-            found = _body(buf, at, eof, length, request_framing, _unframed_request_body)
-            if not isinstance(found, tuple):
+            length = known.length if known.length_slot is None else int(values[known.length_slot])  # length_of
+            end = -1 if length is None or request_framing is not None else at + length
+            if end >= 0 and buf[end:end + 2] == b"\n\n":  # the usual body, as _body takes it, without a call
+                body, next_at = buf[at:end], end + 2
+            elif not isinstance(found := _body(buf, at, eof, length, request_framing, _unframed_request_body), tuple):
                 return found
-            body, next_at = found
+            else:
+                body, next_at = found
             request_end, at = at + len(body), next_at
             request = known.request(values, body)
             if lines is not None and (length is not None or request_framing is not None):
                 # a body framed by a length is followed by line ends alone (those up to the response too)
-                lines += known.lines + _line_ends(body)
+                # the body's line ends: most have none, which a search for the byte's value (memchr, no method
+                # call) finds quicker than a count
+                lines += known.lines + (body.count(b"\n") if _LF in body else 0)
             else:  # one without: blank lines with CRs may end it
                 lines = None
         else:
@@ -355,12 +360,16 @@ class CaptureReader:
             if lines is not None:  # the line ends since the request's body, then the response's head
                 lines += at - request_end + found[0].lines
             known, values, at = found
-            found = _body(buf, at, eof, known.length_of(values), response_framing, _no_response_body)
-            if not isinstance(found, tuple):
+            length = known.length if known.length_slot is None else int(values[known.length_slot])  # length_of
+            end = -1 if length is None or response_framing is not None else at + length
+            if end >= 0 and buf[end:end + 2] == b"\n\n":  # the usual body, as _body takes it, without a call
+                body, next_at = buf[at:end], end + 2
+            elif not isinstance(found := _body(buf, at, eof, length, response_framing, _no_response_body), tuple):
                 return found
-            body, next_at = found
+            else:
+                body, next_at = found
             if lines is not None:  # the body's line ends, then the line ends alone after it
-                lines += _line_ends(body) + next_at - at - len(body)
+                lines += (body.count(b"\n") if _LF in body else 0) + next_at - at - len(body)
             at = next_at
             shape = known.shape
         else:
@@ -384,12 +393,21 @@ class CaptureReader:
             except CaptureFormatError:
                 return None
             _KNOWN_RESPONSES.learn(shape, head)
-        exchange = _exchange({
-            "number": int(number), "title": title.decode("utf-8", "surrogateescape") if title else "",
-            "webhook": webhook is not None, "notes": notes, "request": request, "response_notes": [],
-            "response": response, "late_stream": None, "late_body": b"", "late_event_notes": {}, "trailing_notes": [],
-            "meta": meta, "line": source.line, "flow": None,
-        })
+        # its fields: a copy of every field's (with the three that are always the same) and a store for each
+        # of the rest, quicker than a literal of 14 (_exchange is given every field)
+        fields = _EXCHANGE_FIELDS.copy()
+        fields["number"] = int(number)
+        fields["title"] = title.decode("utf-8", "surrogateescape") if title else ""
+        fields["webhook"] = webhook is not None
+        fields["notes"] = notes
+        fields["request"] = request
+        fields["response_notes"] = []
+        fields["response"] = response
+        fields["late_event_notes"] = {}
+        fields["trailing_notes"] = []
+        fields["meta"] = meta
+        fields["line"] = source.line
+        exchange = _exchange(fields)
         # the lines of a block of known heads are worked out above: a count of them here would read
         # every byte, bodies included
         source.line += buf.count(b"\n", pos, at) if lines is None else lines
@@ -767,6 +785,10 @@ _USUAL_START = re.compile(
     rb"(?:#@ event-times: ((?:[0-9]+\.[0-9]+|-)(?: (?:[0-9]+\.[0-9]+|-))*)\n|)(?![#\n])")
 #: the quick way's models, each made from a literal of its fields
 _meta, _exchange = maker(ExchangeMeta), maker(Exchange)
+#: an Exchange's fields, in its order, as the quick way starts them: those it does not store are right
+_EXCHANGE_FIELDS = {"number": 0, "title": "", "webhook": False, "notes": None, "request": None, "response_notes": None,
+                    "response": None, "late_stream": None, "late_body": b"", "late_event_notes": None,
+                    "trailing_notes": None, "meta": None, "line": None, "flow": None}
 _KNOWN_REQUESTS, _KNOWN_RESPONSES = http11.known_heads[b"request"], http11.known_heads[b"response"]
 
 
@@ -794,13 +816,6 @@ def _common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: _Frami
         return None
     found = _body(buf, stop + 2, eof, None if framing else shape.length(values, head), framing, unframed)
     return (head, shape, values, *found) if isinstance(found, tuple) else found
-
-
-def _line_ends(body: bytes) -> int:
-    """The line ends in a body: most have none, which a search (memchr) finds quicker than a count (a
-    search for the byte's value: ``in`` takes an int without a method call, and a bytes needle only after
-    failing to read it as an int)."""
-    return body.count(b"\n") if _LF in body else 0
 
 
 def _body(buf: bytes, at: int, eof: bool, length: int | None, framing: _Framing | None, unframed):
