@@ -160,7 +160,7 @@ def test_text_lines_written_together_are_the_lines_of_each_finding(tmp_path):
     writer.flush()
     assert out.getvalue() == "".join(machine.line(finding) + "\n" for finding in findings)
     moved_out, moved_lines = io.StringIO(), []
-    moved_writer = machine.TextWriter(moved_out)  # its own line of the common case: as line() and where() say
+    moved_writer = machine.TextWriter(moved_out)  # each place's line: as line() and where() say
     for finding in findings[:5]:
         for place in ({}, {"line": None, "flow": 3}, {"line": None, "flow": None}):
             moved = finding.model_copy(update=place)

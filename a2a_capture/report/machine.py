@@ -131,14 +131,8 @@ class TextWriter(Writer):
         self.waiting: list[str] = []
 
     def finding(self, finding: Finding) -> None:
-        values = finding.__dict__  # line(finding), its common case without its frame (a line per finding)
-        if values["line"] is not None:
-            text = (f"{values['file']}:{values['line']}: {_WORD[values['severity']]} {values['rule']}"
-                    f"{_TAGS[values['outcome']]} {values['message']} (exchange {values['exchange']})")
-        else:
-            text = line(finding)
         waiting = self.waiting
-        waiting.append(text)
+        waiting.append(line(finding))
         if len(waiting) >= self.LINES:
             self.flush()
 
