@@ -90,14 +90,24 @@ def test_a_generated_session_reads_the_same_both_ways_whatever_the_buffer(tmp_pa
     quick, general = _read_both(data, monkeypatch, chunk_size)
     assert quick == general
     assert quick[0].exchanges == exchanges
-    # and the quick way did read them (else the comparison says nothing)
+    # and the quick way did read them (else the comparison says nothing): the usual blocks in a straight line
+    # (CaptureReader.__iter__), the others by _common_block, none by the general reader
+    taken = _taken(monkeypatch, data)
+    assert None not in taken and 0 < len(taken) < len(exchanges)
+
+
+def _taken(monkeypatch, data: bytes, chunk_size: int = 1 << 20) -> list:
+    """What _common_block gave for each block it read (not those read in a straight line); the general
+    reader must not be called."""
     taken = []
     original = reader_module.CaptureReader._common_block
-    monkeypatch.setattr(reader_module.CaptureReader, "_common_block",
-                        lambda self, *args: taken.append(original(self, *args)) or taken[-1])
-    read_capture_bytes(data)
-    taken = [found for found in taken if found is not reader_module._MORE]  # read on, then taken
-    assert len(taken) == len(exchanges) and None not in taken
+    with monkeypatch.context() as patch:
+        patch.setattr(reader_module._Source, "chunk_size", chunk_size)
+        patch.setattr(reader_module.CaptureReader, "_common_block",
+                      lambda self, *args: taken.append(original(self, *args)) or taken[-1])
+        patch.setattr(reader_module.CaptureReader, "_read_exchange", None)  # not called
+        read_capture_bytes(data)
+    return [found for found in taken if found is not reader_module._MORE]  # read on, then taken
 
 
 # blocks the quick way must hand over to the general reader at the right point, and errors
@@ -422,3 +432,93 @@ def test_lines_of_known_heads_with_bodies_of_many_lines(monkeypatch, chunk_size)
         quick, general = _read_both(b"".join(blocks), patch, chunk_size)
     assert quick == general
     assert quick[1] == general[1] and len(quick[1]) == 13
+
+
+def _usual(number: int, request: bytes, request_body: bytes, response: bytes, body: bytes, after: bytes = b"\n\n",
+           kind: bytes = b"") -> bytes:
+    """A block as a recorder writes it: the four pragmas, each message's head and body (framed by its length)."""
+    return (b"### %s%d \xc2\xb7 t\n" % (kind, number) + _PRAGMAS + request + b"\n\n"
+            + (request_body + b"\n\n" if request_body else b"") + response + b"\n\n" + body + after)
+
+
+_SENT = b"POST / HTTP/1.1\nHost: straight\nContent-Length: %d"
+_CARD = b"GET /card HTTP/1.1\nHost: straight"
+_JSON = b"HTTP/1.1 200 OK\ndate: Wed, 18 Nov 2026 11:06:%02d GMT\ncontent-length: %d\ncontent-type: application/json"
+_EVENTS = b"HTTP/1.1 200 OK\ncontent-length: %d\ncontent-type: text/event-stream"
+_NONE = b"HTTP/1.1 204 No Content\ndate: Wed, 18 Nov 2026 11:06:%02d GMT\ncontent-length: %d"
+
+
+def _straight_session(last: bytes) -> bytes:
+    """Usual blocks whose heads come again (so they are read in a straight line from their third time),
+    then ``last``."""
+    blocks = []
+    for number in range(1, 21):
+        sent, answer = b'{"n": %03d}' % number, b'{\n  "n": %d\n}' % number  # each request head comes again
+        if number % 5 == 1:  # a card fetch: no request body
+            blocks.append(_usual(number, _CARD, b"", _JSON % (number, len(answer)), answer))
+        elif number % 5 == 2:  # a body with line ends, and a blank line in it
+            sent = b'{\n\n"n": %03d}' % number
+            blocks.append(_usual(number, _SENT % len(sent), sent, _JSON % (number, len(answer)), answer))
+        elif number % 5 == 3:  # a webhook
+            blocks.append(_usual(number, _SENT % len(sent), sent, _JSON % (number, len(answer)), answer,
+                                 kind=b"webhook "))
+        elif number % 5 == 4:  # a stream framed by its length
+            blocks.append(_usual(number, _SENT % len(sent), sent, _EVENTS % 9, b"data: 1\n\n"[:9]))
+        else:
+            blocks.append(_usual(number, _SENT % len(sent), sent, _NONE % (number, 0), b"", after=b""))
+    return b"".join(blocks) + last
+
+
+_SENT_AGAIN = _SENT % 10 + b'\n\n{"n": 099}\n\n'
+STRAIGHT_ENDS = [
+    b"",
+    _usual(21, _CARD, b"", _JSON % (21, 2), b"{}", after=b"\n"),  # the file ends after the body's line end
+    _usual(21, _CARD, b"", _JSON % (21, 2), b"{}", after=b""),
+    _usual(21, _CARD, b"", _JSON % (21, 2), b"{}", after=b"\n\n\n"),  # one more blank line
+    _usual(21, _CARD, b"", _JSON % (21, 2), b"{}", after=b"\n\n# a note\n"),
+    _usual(21, _CARD, b"", _JSON % (21, 2), b"{}", after=b"\n\ndata: 2\n\n"),  # a frame of the stream before
+    _usual(21, _CARD, b"", _JSON % (21, 2), b"{}") + b"### 22 \xc2\xb7 t\n" + _PRAGMAS + _SENT_AGAIN
+    + _NONE % (22, 2) + b"\n\n{}\n\n",  # a 204 with a body: refused
+    _usual(21, _CARD, b"", _JSON % (21, 2), b"{}") + b"### 22 \xc2\xb7 t\n" + _PRAGMAS + _SENT_AGAIN
+    + b"\n" + _NONE % (22, 0) + b"\n\n",  # a blank line before the response
+    b"### 21 \xc2\xb7 t\n" + _PRAGMAS + _SENT_AGAIN.replace(b"\n\n\n", b"\n\n") + _NONE % (21, 0) + b"\n\n",
+    b"### 21 \xc2\xb7 t\n" + _PRAGMAS + _CARD + b"\n\n{}\n\n" + _JSON % (21, 2) + b"\n\n{}\n\n",  # a body unframed
+    b"### 21 \xc2\xb7 t\n" + _PRAGMAS + b"#@ response-body: 2 bytes\n" + _CARD + b"\n\n" + _JSON % (21, 2)
+    + b"\n\n{}\n\n",
+    b"### 21 \xc2\xb7 t\n" + _PRAGMAS.replace(b"c\n", b"c \n") + _CARD + b"\n\n" + _JSON % (21, 2) + b"\n\n{}\n\n",
+]
+
+
+@pytest.mark.parametrize("last", STRAIGHT_ENDS)
+@pytest.mark.parametrize("chunk_size", [7, 100, 1 << 20])
+def test_usual_blocks_read_in_a_straight_line_the_same_both_ways(monkeypatch, chunk_size, last):
+    """The usual blocks (CaptureReader.__iter__ reads them without _common_block's call) and the blocks
+    around them that are not quite usual: the same exchanges, lines and errors both ways, whatever
+    the buffer; and the usual ones were read so."""
+    data = _straight_session(last)
+    with monkeypatch.context() as patch:
+        _fresh_heads(patch)
+        quick, general = _read_both(data, patch, chunk_size)
+        assert quick == general
+        if quick[0] != "error":
+            assert len(quick[0].exchanges) == 20 + data.count(b"\n### ", len(_straight_session(b"")) - 1)
+            assert [exchange.response.is_event_stream for exchange in quick[0].exchanges][3::5] == [True] * 4
+    if chunk_size > len(data) and quick[0] != "error":  # and those of heads known by then were (not a 204's,
+        assert _straight(monkeypatch, data)[:8] == [8, 11, 13, 14, 16, 17, 18, 19]  # no blank line after it)
+
+
+def _straight(monkeypatch, data: bytes) -> list[int]:
+    """The numbers of the blocks of ``data`` read in a straight line, with fresh head caches."""
+    other = []
+    with monkeypatch.context() as patch:
+        _fresh_heads(patch)
+        for name in ("_common_block", "_read_exchange"):
+            original = getattr(reader_module.CaptureReader, name)
+            patch.setattr(reader_module.CaptureReader, name, lambda self, *args, original=original: other.append(
+                original(self, *args)) or other[-1])
+        try:
+            exchanges = read_capture_bytes(data).exchanges
+        except CaptureFormatError:
+            return []
+    others = {found.number for found in other if isinstance(found, reader_module.Exchange)}
+    return [exchange.number for exchange in exchanges if exchange.number not in others]

@@ -196,11 +196,71 @@ class CaptureReader:
             while source.pos < len(source.buf) or source.fill():  # up to the end of the file
                 yield self._read_exchange()
             return
+        # the usual block of a recorded session is read here in a straight line, without a call for the block:
+        # the recorder's four pragmas alone, a request head seen whole before and a response head of a known
+        # shape, each body framed by its length then a blank line (or no request body at all), the next
+        # block's usual start right after; any other block the quick way (``_common_block``), else the
+        # general way. Nothing is consumed until the block is taken, so any step may leave it to the others.
+        usual_start, seen_requests, known_response = _USUAL_START.match, http11.seen_requests, _KNOWN_RESPONSES.match
+        usual = None  # the usual start of the block at the position, matched where the block before ended
         while source.pos < len(source.buf) or source.fill():
-            # a common block the quick way (``_common_block``), else the general way
+            buf, pos = source.buf, source.pos
+            if usual is None:
+                usual = usual_start(buf, pos)
+            if usual is not None and usual.lastindex == _FOUR_PRAGMAS:  # no body length, no event times
+                at = usual.end()
+                stop = buf.find(b"\n\n", at)
+                if stop > at and (seen := seen_requests.get(buf[at:stop])) is not None and not seen[1]:
+                    request_known, at = seen[0], stop + 2
+                    # the line ends of the header and the pragmas, and the request head's with its blank line
+                    lines = 5 + request_known.lines
+                    if (length := request_known.length) is None:  # no body: the response follows the blank line
+                        request_body = b""
+                    elif buf[at + length:at + length + 2] == b"\n\n":  # the body, then a blank line
+                        request_body, at = buf[at:at + length], at + length + 2
+                        lines += (request_body.count(b"\n") if _LF in request_body else 0) + 2
+                    else:
+                        at = -1
+                    if at >= 0 and (found := known_response(buf, at)) is not None:
+                        response_known, values, at = found
+                        length = (response_known.length if response_known.length_slot is None
+                                  else int(values[response_known.length_slot]))  # length_of
+                        if (length is not None and buf[at + length:at + length + 2] == b"\n\n"
+                                and (next_usual := usual_start(buf, at + length + 2)) is not None
+                                and (response := response_known.response(values, body := buf[at:at + length],
+                                                                         [])) is not None):
+                            webhook, number, title, start, end, client, server, _, _, _ = usual.groups()
+                            fields = _EXCHANGE_FIELDS.copy()  # as _common_block's
+                            fields["number"] = int(number)
+                            fields["title"] = title.decode("utf-8", "surrogateescape") if title else ""
+                            fields["webhook"] = webhook is not None
+                            fields["notes"] = []
+                            fields["request"] = request_known.request((), request_body)
+                            fields["response_notes"] = []
+                            fields["response"] = response
+                            fields["late_event_notes"] = {}
+                            fields["trailing_notes"] = []
+                            fields["meta"] = _meta({"start": start.decode(), "end": end.decode(),
+                                                    "client": client.decode(), "server": server.decode(),
+                                                    "redacted": [], "extra": []})
+                            fields["line"] = source.line
+                            exchange = _exchange(fields)
+                            # and the response head's with its blank line, its body's, the blank line after it
+                            source.line += (lines + response_known.lines + 2
+                                            + (body.count(b"\n") if _LF in body else 0))
+                            source.pos, usual = at + length + 2, next_usual
+                            if response_known.shape.event_stream and webhook is None:
+                                self._last_stream = exchange.number
+                            yield exchange
+                            continue
+            # another block (or one that goes on past the buffer)
+            self._next_start = usual
             while (exchange := self._common_block(source, source.buf, source.pos, source.eof)) is _MORE:
                 source.fill()  # the block goes on past the buffer; at the end of the file, eof is known
             yield self._read_exchange() if exchange is None else exchange
+            usual = self._next_start  # the next block's, if _common_block read this one and is where it was made
+            if usual is not None and (usual.pos != source.pos or usual.string is not source.buf):
+                usual = None
 
     def close(self) -> None:
         self._source.stream.close()
@@ -771,6 +831,8 @@ def _split_notes(region: bytes) -> tuple[bytes, dict[int, list[str]], list[str]]
 
 
 _MORE = object()  # the block goes on past the buffer: read on and look again
+#: the last group of _USUAL_START a block with the recorder's four pragmas alone matches
+_FOUR_PRAGMAS = 7
 _CR = ord("\r")
 _LF = ord("\n")
 #: a block preamble without blank lines or CRLF
