@@ -174,7 +174,7 @@ def test_only_the_latest_call_waits_with_its_bodies_and_only_while_no_other_wait
     exchanges = read_capture(tmp_path / "case.http").exchanges
     analyzer.feed(exchanges[0])
     analyzer.feed(exchanges[1])  # the card was learned when the send started, after the card's fetch ended
-    assert analyzer._latest[2].label == "2" and analyzer._latest[2].response_json is not None
+    assert analyzer._latest.label == "2" and analyzer._latest.response_json is not None
     assert not analyzer._pending and analyzer.session.cards
     assert analyzer.feed(exchanges[2]) == []  # the send had not ended when the poll started
     assert analyzer._latest is None
@@ -255,3 +255,30 @@ def test_the_summary_counts_what_the_calls_and_findings_show(tmp_path):
         costs = [cost for cost in wasted.values() if cost is not None]
         assert summary.wasted_seconds == (round(sum(costs), 6) if costs else None)
         assert summary.errors and summary.findings_by_outcome.keys() == {"wasted", "fragile", "advice"}
+
+
+def test_a_call_gets_the_plan_of_its_operation_kind_error_and_notes(tmp_path):
+    """``feed`` finds a plain call's plan by its operation alone (Analyzer._plain): the plan is always the one
+    the four-part key names, the same operation by other kinds, with an error or notes, in any order."""
+    from tests.builders import block, http_request, http_response
+    rest = block(0, "GetTask", http_request("GET", "/tasks/t-1", ["A2A-Version: 1.0"]), http_response(200, DONE))
+    blocks = [fetch_card(1), rpc(2, "GetTask", {"id": "t-1"}, result=DONE), rest.replace("### 0", "### 3"),
+              rpc(4, "GetTask", {"id": "t-1"}, result=DONE),
+              rpc(5, "GetTask", {"id": "t-2"}, error={"code": -32001, "message": "Task not found"}),
+              rpc(6, "GetTask", {"id": "t-1"}, result=DONE), rpc(7, "GetTask", {"id": "t-1"}, result=DONE, notes=["n"]),
+              rpc(8, "GetTask", {"id": "t-1"}, result=DONE), rest.replace("### 0", "### 9"),
+              rest.replace("### 0", "### 10"), fetch_card(11), rpc(12, "GetTask", {"id": "t-1"}, result=DONE)]
+    path = write(tmp_path, *blocks)
+    analyzer = Analyzer()
+    analyzer.start_file(str(path))
+    keys = []
+    for exchange in read_capture(path).exchanges:
+        call = decode(exchange, str(path))
+        before = {key: plan.calls for key, plan in analyzer._dispatch.items()}
+        analyzer.feed(exchange, call)
+        key = (call.operation, call.kind, call.error is not None, bool(call.notes))
+        fed = [k for k, plan in analyzer._dispatch.items() if plan.calls != before.get(k, 0)]
+        assert fed == [key], call.label
+        keys.append(key)
+    assert {kind for _, kind, _, _ in keys} == {"card", "jsonrpc", "rest"} and (True in {k[2] for k in keys})
+    assert True in {k[3] for k in keys}

@@ -153,9 +153,13 @@ class Analyzer:
         self._file = ""
         self._active: list[Rule] = []
         self._dispatch: dict[tuple[str | None, str, bool, bool], _Plan] = {}
+        #: the plan of the latest call of each operation with no error and no notes (see ``feed``)
+        self._plain: dict[str | None, _Plan] = {}
         self._pending: list[tuple[float, int, Call]] = []  # finished calls the client may not know of yet
-        #: the latest call, while no other waits: learned or put with the others when the next one starts
-        self._latest: tuple[float, int, Call] | None = None
+        #: the latest call, while no other waits, and when it ended: learned or put with the others when the
+        #: next one starts
+        self._latest: Call | None = None
+        self._latest_end = 0.0
         self._index = 0
         #: the exchanges with a wasted finding, and the seconds they took (each counted once, in the order
         #: found); those with a fragile one
@@ -169,7 +173,7 @@ class Analyzer:
         self._active = self.config.active(file)
         for plan in self._dispatch.values():  # kept for their counts only
             plan.quiet.clear()
-        self._dispatch = {}
+        self._dispatch, self._plain = {}, {}
 
     def feed(self, exchange: Exchange, call: Call | None = None) -> list[Finding]:
         """Judge one exchange of the current file (``call``: it decoded already); its findings, in rule order."""
@@ -179,18 +183,24 @@ class Analyzer:
         latest = self._latest
         if latest is not None:  # no other call waits: learned now, or it waits with the others
             self._latest = None
-            if start is None or latest[0] <= start:
-                session.apply(latest[2])
-            else:
-                heapq.heappush(pending, (latest[0], latest[1], without_bodies(latest[2])))
+            if start is None or self._latest_end <= start:
+                session.apply(latest)
+            else:  # its number is the latest given: no call was numbered after it
+                heapq.heappush(pending, (self._latest_end, self._index, without_bodies(latest)))
         while pending and (start is None or pending[0][0] <= start):
             session.apply(heapq.heappop(pending)[2])
         found: list[Finding] = []
-        notes = call.notes
-        key = (call.operation, call.kind, call.error is not None, bool(notes))
-        plan = self._dispatch.get(key)
-        if plan is None:
-            plan = self._plan_for(key)
+        notes, error, operation = call.notes, call.error, call.operation
+        # a call with no error and no notes (most) finds its plan by its operation, where its kind is the
+        # plan's: the key of four put together and looked up for the others only
+        plan = self._plain.get(operation) if error is None and not notes else None
+        if plan is None or plan.kind != call.kind:
+            key = (operation, call.kind, error is not None, bool(notes))
+            plan = self._dispatch.get(key)
+            if plan is None:
+                plan = self._plan_for(key)
+            if error is None and not notes:
+                self._plain[operation] = plan
         rules, memo = plan.rules, plan.memo
         if notes:
             silenced = ignored_in_notes(notes)
@@ -213,22 +223,22 @@ class Analyzer:
             self._record(call)
         if self.keep_facts:
             self.facts.append(exchange_facts(exchange, call))
-        end = start + call.duration if start is not None and call.duration is not None else None
-        if end is None:
+        duration = call.duration
+        if start is None or duration is None:
             session.apply(call)
-        else:
-            self._index += 1
-            if not pending:  # the one call waiting keeps its bodies until the next starts (most often, learned then)
-                self._latest = (end, self._index, call)
-                return found
-            heapq.heappush(pending, (end, self._index, without_bodies(call)))
-            if len(pending) > MAX_PENDING:  # times that never move on: learn the earliest-ended
-                session.apply(heapq.heappop(pending)[2])
+            return found
+        self._index += 1
+        if not pending:  # the one call waiting keeps its bodies until the next starts (most often, learned then)
+            self._latest, self._latest_end = call, start + duration
+            return found
+        heapq.heappush(pending, (start + duration, self._index, without_bodies(call)))
+        if len(pending) > MAX_PENDING:  # times that never move on: learn the earliest-ended
+            session.apply(heapq.heappop(pending)[2])
         return found
 
     def end_file(self) -> None:
         if self._latest is not None:  # none other waits while it does
-            self.session.apply(self._latest[2])
+            self.session.apply(self._latest)
             self._latest = None
         while self._pending:
             self.session.apply(heapq.heappop(self._pending)[2])
@@ -316,11 +326,12 @@ class _Plan:
     """The rules a kind of call gets, and what they found nothing for before (see ``Rule.memo``):
     the rules that share the first memo among them are skipped for a key they were quiet for."""
 
-    __slots__ = ("calls", "key", "memo", "memoized", "quiet", "rules", "unmemoized")
+    __slots__ = ("calls", "key", "kind", "memo", "memoized", "quiet", "rules", "unmemoized")
 
     def __init__(self, key: tuple[str | None, str, bool, bool], rules: list[tuple[Rule, Callable]],
                  memoizing: bool) -> None:
         self.key, self.rules = key, rules
+        self.kind = key[1]
         self.calls = 0  # calls judged by it: the summary counts them by operation
         memos = [rule.memo for rule, _ in rules if rule.memo is not None] if memoizing else []
         self.memo = memos[0] if memos else None

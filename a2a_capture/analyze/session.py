@@ -132,6 +132,8 @@ class Polls:
 
     count: int = 0
     last: Seen | None = None
+    #: the latest of them by the view of the task each asked for (historyLength)
+    views: dict[object, Seen] = field(default_factory=dict)
 
 
 class Send(NamedTuple):
@@ -203,7 +205,6 @@ class Session:
     # indexes answering the rules' questions about earlier calls, each by key
     task_polls: dict[tuple[str, str | None], Polls] = field(default_factory=dict)
     poll_counts: dict[str, int] = field(default_factory=dict)
-    polls_by_history: dict[tuple[str, str | None, object], Seen] = field(default_factory=dict)
     sends: dict[tuple[str, str | None], Send] = field(default_factory=dict)
     right_path_cards: dict[str | None, Seen] = field(default_factory=dict)
     sent_messages: dict[tuple[str | None, str], Seen] = field(default_factory=dict)  # by agent_key
@@ -384,7 +385,8 @@ class Session:
 
     def last_poll(self, task_id: str | None, agent: str | None, history: object) -> Seen | None:
         """The latest GetTask on the task to the agent that asked for the same view (historyLength)."""
-        return self.polls_by_history.get((task_id or "", agent, history))
+        polls = self.task_polls.get((task_id or "", agent))
+        return polls.views.get(history) if polls is not None else None
 
     def last_send(self, task_id: str | None, agent: str | None) -> Send | None:
         return self.sends.get((task_id or "", agent))
@@ -412,36 +414,42 @@ class Session:
     # -- learning from a call -------------------------------------------------------------------
 
     def apply(self, call: Call) -> None:
+        """Learn from a call, in one frame for the usual call (what ``_see`` and the indexes below take of
+        it written out here: four frames a call were a fifth of learning a poll)."""
         self._memo = self._route_memo = (None, None)
         if call.upstream is not None or call.notes:
             self._learn_fronts(call)
         record = seen(call)
-        if call.kind == "card":
+        kind, operation, agent = call.kind, call.operation, call.agent
+        if kind == "card":
             key = card_url(call)
-            if call.card is not None and call.agent:
+            if call.card is not None and agent:
                 self._hold(call, record, call.card, key.endswith("#extended"), key)
             elif call.status == 304 and key in self.card_urls:
                 held = self.card_urls[key]  # revalidated: the same card, fresh from now
                 self._hold(call, record, held.card, held.extended, key)
-        elif call.extended_card is not None and call.agent:
+        elif call.extended_card is not None and agent:
             self._hold(call, record, call.extended_card, True, card_url(call))
-        self._see(call.states, record)
+        tasks, ended = self.tasks, self.ended_tasks
+        for task, state in call.states:  # as _see does (most exchanges show one state)
+            seen_now = _new_seen(TaskSeen, (state, record, agent))
+            tasks[task] = seen_now
+            if state in _TERMINAL and task not in ended:
+                ended[task] = seen_now
         if call.late_states:
             stream = self.streams.get((call.file, call.late_stream or -1))
             self._see(call.late_states, stream or record)
         if call.streamed:
             self.streams[(call.file, call.number)] = record
-        self._index(call, record)
-
-    def _index(self, call: Call, record: Seen) -> None:
-        operation, task, agent = call.operation, call.task_id or "", call.agent
+        # the indexes the rules' questions are answered from, by key
+        task = call.task_id or ""
         if operation == "GetTask" and task:
             polls = self.task_polls.get((task, agent))
             if polls is None:
                 polls = self.task_polls[(task, agent)] = Polls()
-            polls.count, polls.last = polls.count + 1, record
+            polls.count += 1
+            polls.last = polls.views[record.view] = record
             self.poll_counts[task] = self.poll_counts.get(task, 0) + 1
-            self.polls_by_history[(task, agent, record.view)] = record
         elif operation == "SendMessage" and task:
             configuration = call.params.get("configuration")
             self.sends[(task, agent)] = _new_seen(Send, (record, isinstance(configuration, dict) and configuration.get(
@@ -450,11 +458,11 @@ class Session:
             self.list_pages[(agent, _list_filters(call))] = (record, call.last_page)
         elif operation == "SubscribeToTask" and call.status == 405:
             self.refused_verbs[(agent, call.method)] = record
-        elif call.kind == "card" and call.ok and call.path.endswith(spec.CARD_PATH):
+        elif kind == "card" and record.ok and call.path.endswith(spec.CARD_PATH):
             self.right_path_cards[agent] = record
         if call.message_id and operation in ("SendMessage", "SendStreamingMessage"):
             self.sent_messages.setdefault((self.agent_key(call), call.message_id), record)
-        if call.kind in A2A_KINDS:  # Call.is_a2a, without the property's call
+        if kind in A2A_KINDS:  # Call.is_a2a, without the property's call
             self.last_a2a_calls[agent] = (record, call.task_id)
 
     def _learn_fronts(self, call: Call) -> None:
@@ -536,10 +544,11 @@ class Session:
         for task, state in states:
             seen_now = _new_seen(TaskSeen, (state, record, record.agent))
             tasks[task] = seen_now
-            if state in spec.TERMINAL_STATES and task not in ended:
+            if state in _TERMINAL and task not in ended:
                 ended[task] = seen_now
 
 
+_TERMINAL = spec.TERMINAL_STATES
 #: the response headers that say how a card may be cached (RFC 9111)
 _CACHING_HEADERS = frozenset({"cache-control", "etag", "last-modified", "vary"})
 #: the request headers a card fetch is held and judged by: its credentials, the validators it revalidates with
