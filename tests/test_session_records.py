@@ -66,13 +66,16 @@ def test_each_status_is_ok_as_the_call_says(tmp_path, status):
     assert _read_alike([path])
 
 
-def test_a_rules_template_is_copied_not_filled_in(tmp_path):
+def test_a_rules_templates_are_copied_not_filled_in(tmp_path):
     from tests.test_rules import CASES
 
     for rule_id, (blocks, _, _) in sorted(CASES.items()):
         analyze([write(tmp_path, *blocks)])
         rule = RULES[rule_id]
-        expected = dict.fromkeys(Finding.model_fields) | {"rule": rule.id, "severity": rule.severity,
-                                                          "title": rule.title, "spec": rule.spec}
-        assert rule._template == expected
-        assert list(rule._template) == list(Finding.model_fields)
+        assert sorted(rule._templates) == ["advice", "fragile", "wasted"]
+        for outcome, template in rule._templates.items():
+            expected = dict.fromkeys(Finding.model_fields) | {
+                "rule": rule.id, "severity": rule.severity, "title": rule.title, "spec": rule.spec,
+                "wasted": outcome == "wasted", "outcome": outcome}
+            assert template == expected
+            assert list(template) == list(Finding.model_fields)

@@ -114,14 +114,17 @@ class Rule:
     #: A check whose findings follow from the key alone: once it found nothing for a key, the engine
     #: does not call it again for that key (tests/test_rule_memo.py holds every such check to its key)
     memo: Callable[[Call, object], tuple[object, object]] | None = None
-    #: a finding's values that are this rule's (its id, severity, title and spec), every other field's key
-    #: with them in Finding's order: what ``finding`` copies and fills in
-    _template: dict = field(init=False, repr=False, compare=False)
+    #: a finding's values that are this rule's and its outcome's (its id, severity, title and spec; the outcome
+    #: and whether it was wasted), every other field's key with them in Finding's order, by outcome: what
+    #: ``finding`` copies and fills in
+    _templates: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         template = dict.fromkeys(Finding.model_fields)
         template.update(rule=self.id, severity=self.severity, title=self.title, spec=self.spec)
-        object.__setattr__(self, "_template", template)  # a frozen dataclass's own field, set once
+        templates = {outcome: template | {"wasted": outcome == "wasted", "outcome": outcome}
+                     for outcome in ("wasted", "fragile", "advice")}
+        object.__setattr__(self, "_templates", templates)  # a frozen dataclass's own field, set once
 
     def applies_to(self, operation: str | None, kind: str) -> bool:
         if self.on is None:
@@ -151,15 +154,15 @@ class Rule:
                 message += f"; it worked because {hit.lenient or self.lenient}"
         labels, locations = [], []
         for earlier in hit.related or ():  # one loop, no comprehension's frame: most findings cite one exchange
-            labels.append(earlier.label)
-            locations.append((earlier.file, earlier.label, earlier.line))
+            labels.append(earlier[1])  # a Seen record's label, and its place: file, label, line (its first three
+            locations.append(earlier[:3])  # fields), without a named field's lookup (a descriptor's, each)
         # every field given, of its type (from decoded facts): made without validating, at a quarter of its
         # cost (a session of polls makes a finding per exchange); tests/test_findings_model.py holds each
-        # rule's finding to the validated model. The rule's own fields come with a copy of its template (every
-        # field's key, in Finding's order, so every field is given: made by Finding's maker, without
-        # ``built``'s frame and count of the fields): a copy and a store per other field cost a third less
-        # than a dict display of all of them, which CPython builds key by key, growing the dict, past 16 keys
-        values = self._template.copy()
+        # rule's finding to the validated model. The rule's own fields and the outcome's come with a copy of
+        # its template (every field's key, in Finding's order, so every field is given: made by Finding's maker,
+        # without ``built``'s frame and count of the fields): a copy and a store per other field cost a third
+        # less than a dict display of all of them, which CPython builds key by key, growing the dict, past 16 keys
+        values = self._templates[outcome].copy()
         values["message"] = message
         values["file"] = call.file
         values["exchange"] = call.label
@@ -168,12 +171,11 @@ class Rule:
         values["flow"] = call.flow
         values["related"] = labels
         values["related_locations"] = locations
-        values["cost"] = call.duration if outcome != "advice" else None
+        if outcome != "advice":  # advice costs nothing: its template's None
+            values["cost"] = call.duration
         values["operation"] = call.operation
         values["agent"] = call.agent
         values["agent_name"] = agent_name
-        values["wasted"] = outcome == "wasted"
-        values["outcome"] = outcome
         return _make_finding(values)
 
 
