@@ -145,8 +145,10 @@ class Analyzer:
         self.facts: list[ExchangeFacts] = []
         self.keep_calls, self.keep_findings, self.keep_facts = keep_calls, keep_findings, keep_facts
         self.on_call = on_call
-        #: findings by (rule, severity, outcome), in the order first found: the summary's counts
-        self._tally: dict[tuple[str, Severity, str], int] = {}
+        #: findings by rule, then by outcome: the summary's counts; and each (rule, severity, outcome) counted,
+        #: in the order first found: the order of the summary's counts
+        self._tally: dict[str, dict[str, int]] = {}
+        self._tallied: list[tuple[str, Severity, str]] = []
         #: every plan of the session, in the order made: each counts its calls
         self._plans: list[_Plan] = []
         self.files: list[str] = []
@@ -271,8 +273,14 @@ class Analyzer:
         for finding in found:
             values = finding.__dict__  # where pydantic keeps the fields: its ``__getattr__`` makes each attribute slow
             outcome = values["outcome"]
-            key = (values["rule"], values["severity"], outcome)
-            tally[key] = tally.get(key, 0) + 1
+            counts = tally.get(values["rule"])  # by rule, then outcome: keys of one string each, their hash kept
+            if counts is None:
+                counts = tally[values["rule"]] = {}
+            count = counts.get(outcome)
+            if count is None:  # first found
+                self._tallied.append((values["rule"], values["severity"], outcome))
+                count = 0
+            counts[outcome] = count + 1
             if outcome == "wasted":  # a finding is wasted when its outcome is
                 wasted = True
             elif outcome == "fragile":
@@ -303,7 +311,8 @@ class Analyzer:
         by_rule: Counter[str] = Counter()
         by_severity: Counter[str] = Counter()
         by_outcome: Counter[str] = Counter()
-        for (rule, severity, outcome), count in self._tally.items():  # in the order first found
+        for rule, severity, outcome in self._tallied:  # in the order first found
+            count = self._tally[rule][outcome]
             by_rule[rule] += count
             by_severity[_SEVERITY[severity]] += count
             by_outcome[outcome] += count

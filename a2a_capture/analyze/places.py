@@ -1,53 +1,67 @@
-"""A set of exchanges by their place in a session, a bit each.
+"""A set of exchanges by their place in a session, a byte each.
 
 The summary counts the exchanges that had a wasted (or a fragile) finding, each once: a file may
 number two blocks alike (the reader accepts a repeated `### N`), so places must be told apart,
 not just counted. A set of (file, label) tuples holds ~150 bytes per exchange, and a session
-where nearly every call is wasted would grow with its file; this holds one bit per exchange
-number, in blocks of 4,096 numbers per file (webhooks apart), so memory stays flat.
+where nearly every call is wasted would grow with its file; this holds one byte per exchange
+number (a bit would hold it in an eighth of that, at the cost of a bit's arithmetic for every
+wasted call), in blocks of 4,096 numbers per file (webhooks apart), so memory stays flat.
 """
 
 from __future__ import annotations
 
-#: numbers per block (a power of two) and the bytes that hold them
+#: numbers per block (a power of two)
 _BLOCK_BITS = 12
-_BLOCK_BYTES = (1 << _BLOCK_BITS) // 8
+_BLOCK = 1 << _BLOCK_BITS
+_LOW = _BLOCK - 1
 
 
 class Places:
     """Exchanges by (file, webhook or not, number); ``count``: how many were added."""
 
-    __slots__ = ("_blocks", "count")
+    __slots__ = ("_files",)
 
     def __init__(self) -> None:
-        self._blocks: dict[tuple[str, bool, int], bytearray] = {}
-        self.count = 0
+        #: each file's blocks by key: the block's number twice, plus one for webhooks' (an int: no key tuple to
+        #: make, hash and compare for each place); a block holds 1 for each number added, 0 for the others
+        self._files: dict[str, dict[int, bytearray]] = {}
 
     def add(self, file: str, webhook: bool, number: int) -> bool:
         """Add a place; False when it was already there."""
-        key = (file, webhook, number >> _BLOCK_BITS)
-        block = self._blocks.get(key)
+        blocks = self._files.get(file)
+        if blocks is None:
+            blocks = self._files[file] = {}
+        key = (number >> _BLOCK_BITS) * 2 + webhook
+        block = blocks.get(key)
         if block is None:
-            block = self._blocks[key] = bytearray(_BLOCK_BYTES)
-        index, bit = (number >> 3) & (_BLOCK_BYTES - 1), 1 << (number & 7)
-        if block[index] & bit:
+            block = blocks[key] = bytearray(_BLOCK)
+        if block[number & _LOW]:
             return False
-        block[index] |= bit
-        self.count += 1
+        block[number & _LOW] = 1
         return True
 
     def __contains__(self, place: tuple[str, bool, int]) -> bool:
         file, webhook, number = place
-        block = self._blocks.get((file, webhook, number >> _BLOCK_BITS))
-        return block is not None and bool(block[(number >> 3) & (_BLOCK_BYTES - 1)] & (1 << (number & 7)))
+        block = self._files.get(file, {}).get((number >> _BLOCK_BITS) * 2 + webhook)
+        return block is not None and block[number & _LOW] == 1
+
+    @property
+    def count(self) -> int:
+        """How many places were added."""
+        return sum(block.count(1) for blocks in self._files.values() for block in blocks.values())
+
+    def blocks(self) -> int:
+        """How many blocks of numbers are held (a block is 4 KB)."""
+        return sum(map(len, self._files.values()))
 
     def count_outside(self, other: Places) -> int:
         """How many of these places ``other`` does not hold."""
         total = 0
-        for key, block in self._blocks.items():
-            mine = int.from_bytes(block, "little")
-            theirs = other._blocks.get(key)
-            if theirs is not None:
-                mine &= ~int.from_bytes(theirs, "little")
-            total += mine.bit_count()
+        for file, blocks in self._files.items():
+            theirs = other._files.get(file, {})
+            for key, block in blocks.items():
+                mine = int.from_bytes(block, "little")  # a bit set for each place: its byte's lowest
+                if key in theirs:
+                    mine &= ~int.from_bytes(theirs[key], "little")
+                total += mine.bit_count()
         return total
