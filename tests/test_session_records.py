@@ -79,3 +79,10 @@ def test_a_rules_templates_are_copied_not_filled_in(tmp_path):
                 "wasted": outcome == "wasted", "outcome": outcome}
             assert template == expected
             assert list(template) == list(Finding.model_fields)
+
+
+def test_a_seen_record_starts_with_its_place():
+    """Rule.finding reads a related exchange's label and place as a Seen record's items (``[1]``, ``[:3]``)."""
+    from a2a_capture.analyze.session import Seen
+
+    assert Seen._fields[:3] == ("file", "label", "line")
