@@ -546,3 +546,37 @@ def test_an_id_is_taken_as_it_is_only_in_printable_ascii_without_a_quote_or_back
     byte alone is kept by the id table exactly when it is such a byte."""
     kept = [byte for byte in range(256) if bytes([byte]).translate(decode_module._ID_TABLE) == bytes([byte])]
     assert kept == sorted(set(range(0x20, 0x7F)) - set(b'"\\'))
+
+
+# -- a pair of heads' facts, held: what every exchange with them gives -------------------------------
+
+
+def test_a_pair_of_heads_facts_are_held_by_everything_they_depend_on(tmp_path):
+    """``_decode_plain`` holds what a request head and a response head say (``_head``) by the two
+    heads' first values, the verb, the target, the server and the TLS note: exchanges with the same
+    heads and another server, note or target decode as the general path reads them."""
+    from a2a_capture.capture.http11 import first_values
+
+    body = json.dumps({"jsonrpc": "2.0", "id": "a", "method": "GetTask", "params": {"id": "t-1"}})
+    answer = json.dumps({"jsonrpc": "2.0", "id": "a", "result": _TASK})
+    blocks = []
+    for target, host in (("/rpc", "localhost:9001"), ("/rpc", "localhost:9002"), ("/rpc?x=1", "localhost:9001"),
+                         ("http://agent.example:8443/rpc", "localhost:9001")):
+        for server in ("localhost:9001", "upstream.example:443", None):
+            for note in ("", "over TLS to localhost:9001", "over TLS to upstream.example:443"):
+                for _ in range(3):  # the same heads again: the reader gives the same first values
+                    blocks.append(
+                        f"### {len(blocks) + 1} · GetTask\n" + (f"#@ server: {server}\n" if server else "")
+                        + (f"# {note}\n" if note else "") + f"POST {target} HTTP/1.1\nHost: {host}\n"
+                        f"Content-Type: application/json\nContent-Length: {len(body)}\n\n{body}\n\n"
+                        f"HTTP/1.1 200 OK\ncontent-type: application/json\ncontent-length: {len(answer)}\n\n{answer}")
+    read = list(exchanges(write(tmp_path, *blocks)))
+    # and a request of a known head sent elsewhere (its first values are its head's)
+    read += [exchange.model_copy(update={"request": exchange.request.model_copy(update={"target": "/a?b=c"})})
+             for exchange in read[-9:]]
+    firsts = [(first_values(exchange.request.__dict__), first_values(exchange.response.__dict__))
+              for exchange in read]  # all held: an id is no other's
+    assert len(read) == len(blocks) + 9 and len({(id(sent), id(got)) for sent, got in firsts}) <= 16
+    assert all(_same_both_ways(exchange) for exchange in read)
+    calls = [decode(exchange, "f.http") for exchange in read]
+    assert len({(call.agent, call.upstream, call.path, str(call.query)) for call in calls}) > 20

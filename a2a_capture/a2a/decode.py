@@ -205,36 +205,32 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
     if answer is None or (verb != "POST" and verb != "GET") or fields["webhook"] or fields["late_stream"] is not None:
         return None
     response = answer.__dict__
-    request_headers, response_headers = request["headers"], response["headers"]
-    sent, got = first_values(request), first_values(response)  # a known head's, worked out by the reader
-    sent_type, content_type = sent.get("content-type"), got.get("content-type")
-    got_type = "" if content_type is None else content_type.lower()
-    if ("content-encoding" in sent or "content-encoding" in got
-            or (sent_type is not None and "grpc" in sent_type.lower()) or "grpc" in got_type):
-        return None
-    # the media type only where it can be an event stream's (most answers are JSON)
-    streamed = _EVENT_STREAM in got_type and _media_type(content_type) == _EVENT_STREAM
-    scheme, netloc, path, query = _split_target(request["target"])
-    path = path or "/"
-    if verb == "POST":
-        values = _plain_rpc(request, response, answer, sent.get(_VERSION_HEADER), streamed)
-    elif not streamed and path.rstrip("/").endswith(_CARD_PATHS):
-        values = _plain_card_fetch(request, response, sent.get(_VERSION_HEADER))
-    else:
-        return None
-    if values is None:
-        return None
     notes = [*fields["notes"], *fields["response_notes"], *fields["trailing_notes"]]
     tls = next((match.group(1).lower() for note in notes if (match := _TLS_NOTE.match(note))),
                None) if notes else None
-    meta = fields["meta"]
-    values["agent"], values["upstream"] = _origins(scheme, netloc, sent.get("host"), meta.__dict__["server"], tls)
-    if meta.__dict__["start"]:
-        values["started"], values["duration"] = _times(meta)
+    meta = fields["meta"].__dict__
+    sent, got = first_values(request), first_values(response)  # a known head's, worked out by the reader
+    target, server = request["target"], meta["server"]
+    # what the heads, target, server and TLS note say: the same for every exchange of a known head pair
+    key = (id(sent), id(got), verb, target, server, tls)
+    head = _HEADS.get(key)
+    if head is None:
+        head = _head(key, sent, got, verb, target, server, tls)
+    template, query, streamed = head[2]
+    if template is None:
+        return None
+    if verb == "POST":
+        values = _plain_rpc(request, response, answer, template, streamed)
+        if values is None:
+            return None
+    else:
+        values = _plain_card_fetch(request, response, template)
+    if meta["start"]:
+        values["started"], values["duration"] = _times(fields["meta"])
     values["file"], values["title"], values["line"] = file, fields["title"], fields["line"]
-    values["flow"], values["path"], values["status"] = fields["flow"], path, response["status"]
+    values["flow"], values["status"] = fields["flow"], response["status"]
     values["query"], values["late_states"], values["notes"] = parse_qs(query) if query else {}, [], notes
-    values["headers"], values["response_headers"] = list(request_headers), list(response_headers)
+    values["headers"], values["response_headers"] = list(request["headers"]), list(response["headers"])
     values["number"] = number = fields["number"]
     values["label"] = str(number)  # ``exchange.label``: a webhook's is not read here
     call = _new(Call)
@@ -242,9 +238,49 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
     return call
 
 
-def _plain_rpc(request: dict, response: dict, answer: Response, version: str | None,
-               streamed: bool) -> dict | None:
-    """``_decode_plain``'s values of a JSON-RPC call (None when the POST is no JSON-RPC call)."""
+def _head(key: tuple, sent: dict, got: dict, verb: str, target: str, server: str | None,
+          tls: str | None) -> tuple:
+    """``_decode_plain``'s facts of a request and response head (their first values), a target, a
+    server and a TLS note, held by ``key`` (the first values by identity: each held with them, so
+    their ids cannot be another's while held): (sent, got, (the values every call with them starts
+    from, the query, whether the answer is streamed)), the values None where the plain path does not
+    read such an exchange."""
+    sent_type, content_type = sent.get("content-type"), got.get("content-type")
+    got_type = "" if content_type is None else content_type.lower()
+    facts = None, "", False
+    if not ("content-encoding" in sent or "content-encoding" in got
+            or (sent_type is not None and "grpc" in sent_type.lower()) or "grpc" in got_type):
+        # the media type only where it can be an event stream's (most answers are JSON)
+        streamed = _EVENT_STREAM in got_type and _media_type(content_type) == _EVENT_STREAM
+        scheme, netloc, path, query = _split_target(target)
+        path = path or "/"
+        if verb == "POST" or (not streamed and path.rstrip("/").endswith(_CARD_PATHS)):
+            agent, upstream = _origins(scheme, netloc, sent.get("host"), server, tls)
+            fixed = verb, agent, upstream, path, sent.get(_VERSION_HEADER)
+            template = _TEMPLATES.get(fixed)
+            if template is None:
+                if len(_TEMPLATES) >= 256:
+                    _TEMPLATES.clear()
+                template = _TEMPLATES[fixed] = {**(_PLAIN if verb == "POST" else _PLAIN_CARD), "agent": agent,
+                                                "upstream": upstream, "path": path, "version_header": fixed[4]}
+            facts = template, query, streamed
+    if len(_HEADS) >= 4096:
+        _HEADS.clear()
+    head = _HEADS[key] = sent, got, facts
+    return head
+
+
+#: ``_head``'s facts by (id of the request's first values, id of the response's, verb, target, server,
+#: TLS note), at most 4096
+_HEADS: dict[tuple, tuple[dict, dict, tuple]] = {}
+#: the values a plain call starts from, by (verb, agent, upstream, path, version header), at most 256:
+#: a few for a session (its agents), each a dict of every field, shared by the heads that give them
+_TEMPLATES: dict[tuple, dict] = {}
+
+
+def _plain_rpc(request: dict, response: dict, answer: Response, template: dict, streamed: bool) -> dict | None:
+    """``_decode_plain``'s values of a JSON-RPC call (None when the POST is no JSON-RPC call), from
+    ``template`` (its head's facts: ``_head``)."""
     body = _json(request["body"])[0]  # an object: it was JSON (``request_json_error`` stays False)
     if not isinstance(body, dict) or ("jsonrpc" not in body and ("method" not in body or "params" not in body)):
         return None
@@ -255,7 +291,7 @@ def _plain_rpc(request: dict, response: dict, answer: Response, version: str | N
     params = body.get("params")
     if not isinstance(params, dict):
         params = {}
-    values = _PLAIN.copy()  # a copy of a dict is quick; a literal of every field, several times slower
+    values = template.copy()  # a copy of a dict is quick; a literal of every field, several times slower
     values["task_id"] = task_id = _str(_dig(params, task_path))
     if "message" in params or "request" in params:
         (values["message_id"], values["task_id"], values["context_id"], values["part_media_types"],
@@ -263,7 +299,7 @@ def _plain_rpc(request: dict, response: dict, answer: Response, version: str | N
     else:
         values["part_media_types"] = []
     values["operation"], values["rpc_method"], values["spelled_version"] = operation, method, spelled
-    values["version_header"], values["request_json"], values["params"] = version, body, params
+    values["request_json"], values["params"] = body, params
     tenant = params.get("tenant")
     if isinstance(tenant, str) and tenant:  # else None, as drafted (a dict write costs as much as a test)
         values["tenant"] = tenant
@@ -277,7 +313,7 @@ def _plain_rpc(request: dict, response: dict, answer: Response, version: str | N
         values["response_json"] = answered
     error = None
     if status >= 400 or (isinstance(answered, dict) and "error" in answered):
-        values["error"] = error = _error_in(answered, status, version or spelled)
+        values["error"] = error = _error_in(answered, status, values["version_header"] or spelled)
     if streamed:
         draft = _new(_Draft)
         draft.__dict__ = values
@@ -365,9 +401,10 @@ _HELD_REST_BYTES = 1 << 14
 _SEEN_ONCE: set[int] = set()
 
 
-def _plain_card_fetch(request: dict, response: dict, version: str | None) -> dict:
-    """``_decode_plain``'s values of a GET at a card path."""
-    values = _PLAIN_CARD.copy()
+def _plain_card_fetch(request: dict, response: dict, template: dict) -> dict:
+    """``_decode_plain``'s values of a GET at a card path, from ``template`` (``_head``'s)."""
+    values = template.copy()
+    version = values["version_header"]
     values["request_json"], values["request_json_error"] = _json(request["body"])
     content, status = response["body"], response["status"]
     if status == 200:
@@ -377,7 +414,7 @@ def _plain_card_fetch(request: dict, response: dict, version: str | None) -> dic
     else:
         values["response_json"] = answered = _json(content)[0]
     values["error"] = _error_in(answered, status, version)
-    values["version_header"], values["params"], values["part_media_types"], values["states"] = version, {}, [], []
+    values["params"], values["part_media_types"], values["states"] = {}, [], []
     return values
 
 
