@@ -12,7 +12,7 @@ import pytest
 from a2a_capture.a2a.decode import A2A_KINDS, decode
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.findings import RULES, Finding
-from a2a_capture.analyze.session import seen, view_of
+from a2a_capture.analyze.session import Session, card_url, seen, view_of
 from a2a_capture.sources import exchanges
 from tests.builders import block, http_request, http_response, write
 
@@ -28,8 +28,14 @@ def _calls(paths):
 
 def _read_alike(paths) -> set:
     kinds, oks = set(), set()
+    session = Session()
     for call in _calls(paths):
         record = seen(call)
+        session.apply(call)  # its own record, made without seen's frame, is seen's
+        if call.kind in A2A_KINDS:
+            assert session.last_a2a_calls[call.agent][0] == record
+        if call.kind == "card" and call.card is not None and call.agent:  # a card held: by this fetch
+            assert session.card_urls[card_url(call)].fetch == record
         assert record.ok is call.ok
         assert record.answered is (call.status is not None)
         assert (call.kind in A2A_KINDS) is call.is_a2a

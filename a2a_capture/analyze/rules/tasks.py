@@ -20,9 +20,9 @@ def _state_word(state: str) -> str:
     return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
 
 
-#: ``_shown``'s sentences by task id: the sighting and the calling file they were made for, and each sentence
-#: made for them by its form
-_SHOWN: dict[str, tuple[object, str, dict[str, str]]] = {}
+#: ``_shown``'s sentences by task id: the sighting and the calling file they were made for, each sentence made
+#: for them by its form, and (``_cited``) each one's hit citing the sighting
+_SHOWN: dict[str, tuple[object, str, dict[str, str], dict[str, Hit]]] = {}
 #: tasks ``_shown`` remembers at most (a session polls a few; hostile input, any number)
 _MAX_SHOWN = 1024
 #: the sentences that name the exchange that showed a task ended, and the state it showed
@@ -42,11 +42,25 @@ def _shown(ended, call, form: str) -> str:
     if said is None or said[0] is not ended or said[1] != call.file:
         if len(_SHOWN) >= _MAX_SHOWN:
             _SHOWN.clear()
-        said = _SHOWN[task] = (ended, call.file, {})
+        said = _SHOWN[task] = (ended, call.file, {}, {})
     text = said[2].get(form)
     if text is None:
         text = said[2][form] = form.format(ref=ref(ended.call, call), task=task, state=_state_word(ended.state))
     return text
+
+
+def _cited(ended, call, form: str) -> Hit:
+    """``_shown``'s sentence as a hit citing the exchange that showed the task ended, remembered with it: all of
+    it follows from what the sentence is keyed on, and a hit is only read (``Rule.finding``), so one serves
+    every call on the task (a dataclass made and a list a call, where most such calls are found)."""
+    said = _SHOWN.get(call.task_id)
+    if said is not None and said[0] is ended and said[1] == call.file:
+        hit = said[3].get(form)
+        if hit is not None:
+            return hit
+    hit = Hit(_shown(ended, call, form), [ended.call])  # _shown makes the task's entry anew where it must
+    _SHOWN[call.task_id][3][form] = hit
+    return hit
 
 
 @rule(
@@ -125,7 +139,7 @@ def cancel_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield Hit(_shown(ended, call, _ENDED), [ended.call])
+        yield _cited(ended, call, _ENDED)
     elif call.error is not None and (call.error.name == "TaskNotCancelableError" or call.error.task_ended):
         yield Hit(f"the agent answered {call.error.name}: task {call.task_id} had already ended")
 
@@ -153,7 +167,7 @@ def message_terminal(call, session):
         # tasks/send names its task in params.id, to create, continue or restart it: no mistake there)
     ended = session.ended(call.task_id)
     if ended is not None and ended.call is not call:
-        yield Hit(_shown(ended, call, _MESSAGED), [ended.call])
+        yield _cited(ended, call, _MESSAGED)
     elif call.error is not None and _refused_as_ended(call.error) and ended is None:
         yield Hit(f"the agent refused a message to task {call.task_id}: it had already ended")
 
@@ -176,7 +190,7 @@ def subscribe_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield Hit(_shown(ended, call, _ENDED), [ended.call])
+        yield _cited(ended, call, _ENDED)
     elif call.error is not None and _refused_as_ended(call.error):
         held = session.held_card(call)
         if held is None or held.card.streaming or call.error.task_ended:
