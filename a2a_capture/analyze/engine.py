@@ -216,8 +216,12 @@ class Analyzer:
                 found.append(rule.finding(call, session, hit))
         plan.calls += 1
         if found:
-            if memo is not None and not any(finding.rule in plan.memoized for finding in found):
-                plan.remember(memo_key, anchor)
+            if memo is not None:  # a loop, no generator's frame; each rule read from where pydantic keeps it
+                for finding in found:
+                    if finding.__dict__["rule"] in plan.memoized:
+                        break
+                else:
+                    plan.remember(memo_key, anchor)
             self._count(found, call)
         elif memo is not None:
             plan.remember(memo_key, anchor)
