@@ -44,17 +44,9 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
     configuration = settings.load().merged(select, ignore)
     allow_empty = allow_empty or fail_on == "never"
     rules = [rule.id for rule in configuration.active("")]
-    failing, unreadable = False, 0
+    unreadable = 0
     with Output(output) as out:  # findings written as they are found: memory stays flat
         writer = machine.writer_for(output_format, out, fail_on, rules, streamed=True)
-
-        write, failing_severities = writer.finding, {s for s in Severity if machine.at_or_above_severity(s, fail_on)}
-
-        def found(finding) -> None:
-            nonlocal failing
-            write(finding)
-            if not failing and finding.severity in failing_severities:
-                failing = True
 
         def failed(message: str) -> None:  # one session of many: the others are still analyzed
             nonlocal unreadable
@@ -62,7 +54,7 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
             unreadable += 1
 
         try:
-            analysis = analyze_many(files, configuration, on_finding=found, on_failure=failed,
+            analysis = analyze_many(files, configuration, on_finding=writer.finding, on_failure=failed,
                                     on_call=writer.call if output_format == "json" else None, **sessions)
         finally:  # what was found before a capture that cannot be read is written before its error
             writer.flush()
@@ -71,4 +63,7 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
         writer.end(analysis)
     if output and output_format != "text":
         click.echo(machine.summary_lines(analysis)[-1], err=True)
+    # a finding at or above --fail-on, from the summary's counts (each finding counted there as it was written)
+    failing = any(analysis.summary.findings_by_severity.get(severity.value)
+                  for severity in Severity if machine.at_or_above_severity(severity, fail_on))
     sys.exit(USAGE_ERROR if unreadable else 1 if failing else 0)
