@@ -147,8 +147,8 @@ class Known:
     is the body's length (if any), so a client that makes the same call again repeats the head whole.
     """
 
-    __slots__ = ("events", "fields", "firsts", "headers", "length", "length_slot", "lines", "repeats", "shape",
-                 "slots", "start")
+    __slots__ = ("bodiless", "events", "fields", "firsts", "headers", "length", "length_slot", "lines", "repeats",
+                 "shape", "slots", "start")
 
     def __init__(self, shape: Shape, head: bytes, headers: tuple, length: int | None = None,
                  length_slot: int | None = None, template: bool = False) -> None:
@@ -159,6 +159,7 @@ class Known:
         self.repeats = len(self.slots) == (length_slot is not None)
         self.firsts = _steady_first_values(headers)  # the same for every message with this head
         self.fields: dict | None = None  # a response's fields that are the same for every message with this head
+        self.bodiless = False  # a response's status has no body (set with its fields)
 
     def length_of(self, values: tuple[bytes, ...]) -> int | None:
         """The Content-Length that frames the body of a message with this head (``Shape.length``)."""
@@ -195,9 +196,12 @@ class Known:
                 "grpc_status_view": None, _FIRSTS: None}
             if not self.events:
                 fields["events"] = None  # [] as parse_response: a list of each message's own
-        if body and (fields["status"] < 200 or fields["status"] in _NO_BODY_STATUS):
+            self.bodiless = status < 200 or status in _NO_BODY_STATUS  # parse_response refuses a body
+        if body and self.bodiless:
             return None
-        headers = self.headers_with(values)
+        headers = list(self.headers)  # with this message's volatile values, as headers_with puts them, without its call
+        for (index, name), value in zip(self.slots, values):  # noqa: B905 - as many as the template has
+            headers[index] = (name, value.decode())
         fields = fields.copy()  # and each message's own values stored: quicker than a literal of them all
         fields["headers"] = headers
         fields["body"] = body
@@ -237,6 +241,9 @@ def _steady_first_values(headers) -> dict[str, str]:
     return values
 
 
+_NOTHING = re.compile(b"(?!)")
+
+
 class KnownHeads:
     """The shapes of one kind of head that a session repeats, as one expression: it finds in
     one step which of them the head in the buffer has, and that head's volatile values.
@@ -251,17 +258,18 @@ class KnownHeads:
 
     def __init__(self) -> None:
         self._branches: list[bytes] = []
-        self._found: dict[int, tuple[Known, slice]] = {}  # last group -> its head, where its values are in groups()
+        #: the branches, one expression (none at first: it matches nothing), and each branch's last group -> its
+        #: head and where its values are in groups() (a reader may read them without ``match``'s call)
+        self.pattern = _NOTHING
+        self.found: dict[int, tuple[Known, slice]] = {}
         self._groups = 0
-        self._pattern: re.Pattern[bytes] | None = None
 
     def match(self, buf: bytes, at: int) -> tuple[Known, tuple[bytes, ...], int] | None:
         """(its head, its volatile values, where the body starts) for a known head at ``at``, or None."""
-        pattern = self._pattern
-        found = pattern.match(buf, at) if pattern is not None else None
+        found = self.pattern.match(buf, at)
         if found is None:
             return None
-        known, values = self._found[found.lastindex]  # the branch's (empty) last group closes last
+        known, values = self.found[found.lastindex]  # the branch's (empty) last group closes last
         return known, found.groups()[values], found.end()  # those of the other branches are None
 
     def learn(self, shape: Shape, head: bytes) -> None:
@@ -280,10 +288,10 @@ class KnownHeads:
             for index, part in enumerate(parts)))
         # its values: a slice of all the groups (``groups()`` reads no group numbers, and a branch of one value
         # or none needs no extra group to be given a tuple)
-        self._found[last] = (Known(shape, head, shape.parsed[1], length_slot=length, template=True),
+        self.found[last] = (Known(shape, head, shape.parsed[1], length_slot=length, template=True),
                              slice(first - 1, last - 1))
         self._groups = last
-        self._pattern = re.compile(b"(?:%s)\n\n" % b"|".join(self._branches))
+        self.pattern = re.compile(b"(?:%s)\n\n" % b"|".join(self._branches))
 
 
 known_heads = {b"request": KnownHeads(), b"response": KnownHeads()}

@@ -196,63 +196,66 @@ class CaptureReader:
             while source.pos < len(source.buf) or source.fill():  # up to the end of the file
                 yield self._read_exchange()
             return
-        # the usual block of a recorded session is read here in a straight line, without a call for the block:
+        # the usual blocks of a recorded session are read here in a straight line, without a call for the block:
         # the recorder's four pragmas alone, a request head seen whole before and a response head of a known
         # shape, each body framed by its length then a blank line (or no request body at all), the next
         # block's usual start right after; any other block the quick way (``_common_block``), else the
         # general way. Nothing is consumed until the block is taken, so any step may leave it to the others.
-        usual_start, seen_requests, known_response = _USUAL_START.match, http11.seen_requests, _KNOWN_RESPONSES.match
+        usual_start, seen_requests, responses = _USUAL_START.match, http11.seen_requests, _KNOWN_RESPONSES
         usual = None  # the usual start of the block at the position, matched where the block before ended
         while source.pos < len(source.buf) or source.fill():
-            buf, pos = source.buf, source.pos
+            buf = source.buf
             if usual is None:
-                usual = usual_start(buf, pos)
-            if usual is not None and usual.lastindex == _FOUR_PRAGMAS:  # no body length, no event times
+                usual = usual_start(buf, source.pos)
+            while usual is not None and usual.lastindex == _FOUR_PRAGMAS:  # no body length, no event times
                 at = usual.end()
                 stop = buf.find(b"\n\n", at)
-                if stop > at and (seen := seen_requests.get(buf[at:stop])) is not None and not seen[1]:
-                    request_known, at = seen[0], stop + 2
-                    # the line ends of the header and the pragmas, and the request head's with its blank line
-                    lines = 5 + request_known.lines
-                    if (length := request_known.length) is None:  # no body: the response follows the blank line
-                        request_body = b""
-                    elif buf[at + length:at + length + 2] == b"\n\n":  # the body, then a blank line
-                        request_body, at = buf[at:at + length], at + length + 2
-                        lines += (request_body.count(b"\n") if _LF in request_body else 0) + 2
-                    else:
-                        at = -1
-                    if at >= 0 and (found := known_response(buf, at)) is not None:
-                        response_known, values, at = found
-                        length = (response_known.length if response_known.length_slot is None
-                                  else int(values[response_known.length_slot]))  # length_of
-                        if (length is not None and buf[at + length:at + length + 2] == b"\n\n"
-                                and (next_usual := usual_start(buf, at + length + 2)) is not None
-                                and (response := response_known.response(values, body := buf[at:at + length],
-                                                                         [])) is not None):
-                            webhook, number, title, start, end, client, server, _, _, _ = usual.groups()
-                            fields = _EXCHANGE_FIELDS.copy()  # as _common_block's
-                            fields["number"] = int(number)
-                            fields["title"] = title.decode("utf-8", "surrogateescape") if title else ""
-                            fields["webhook"] = webhook is not None
-                            fields["notes"] = []
-                            fields["request"] = request_known.request((), request_body)
-                            fields["response_notes"] = []
-                            fields["response"] = response
-                            fields["late_event_notes"] = {}
-                            fields["trailing_notes"] = []
-                            fields["meta"] = _meta({"start": start.decode(), "end": end.decode(),
-                                                    "client": client.decode(), "server": server.decode(),
-                                                    "redacted": [], "extra": []})
-                            fields["line"] = source.line
-                            exchange = _exchange(fields)
-                            # and the response head's with its blank line, its body's, the blank line after it
-                            source.line += (lines + response_known.lines + 2
-                                            + (body.count(b"\n") if _LF in body else 0))
-                            source.pos, usual = at + length + 2, next_usual
-                            if response_known.shape.event_stream and webhook is None:
-                                self._last_stream = exchange.number
-                            yield exchange
-                            continue
+                if stop <= at or (seen := seen_requests.get(buf[at:stop])) is None or seen[1]:
+                    break  # not a head seen whole (or it goes on past the buffer)
+                request_known, at = seen[0], stop + 2
+                # the line ends of the header and the pragmas, and the request head's with its blank line
+                lines = 5 + request_known.lines
+                if (length := request_known.length) is None:  # no body: the response follows the blank line
+                    request_body = b""
+                else:
+                    end = at + length
+                    if buf[end:end + 2] != b"\n\n":
+                        break
+                    request_body, at = buf[at:end], end + 2  # the body, then a blank line
+                    lines += (request_body.count(b"\n") if _LF in request_body else 0) + 2
+                if (found := responses.pattern.match(buf, at)) is None:  # as responses.match, without its call
+                    break
+                response_known, values = responses.found[found.lastindex]
+                values, at = found.groups()[values], found.end()
+                length = (response_known.length if response_known.length_slot is None
+                          else int(values[response_known.length_slot]))  # length_of
+                if length is None:
+                    break
+                end = at + length
+                if (buf[end:end + 2] != b"\n\n" or (next_usual := usual_start(buf, end + 2)) is None
+                        or (response := response_known.response(values, body := buf[at:end], [])) is None):
+                    break
+                webhook, number, title, start, stamp, client, server, _, _, _ = usual.groups()
+                fields = _EXCHANGE_FIELDS.copy()  # as _common_block's
+                fields["number"] = int(number)
+                fields["title"] = title.decode("utf-8", "surrogateescape") if title else ""
+                fields["webhook"] = webhook is not None
+                fields["notes"] = []
+                fields["request"] = request_known.request((), request_body)
+                fields["response_notes"] = []
+                fields["response"] = response
+                fields["late_event_notes"] = {}
+                fields["trailing_notes"] = []
+                fields["meta"] = _meta({"start": start.decode(), "end": stamp.decode(), "client": client.decode(),
+                                        "server": server.decode(), "redacted": [], "extra": []})
+                fields["line"] = source.line
+                exchange = _exchange(fields)
+                # and the response head's with its blank line, its body's, the blank line after it
+                source.line += lines + response_known.lines + 2 + (body.count(b"\n") if _LF in body else 0)
+                source.pos, usual = end + 2, next_usual
+                if response_known.shape.event_stream and webhook is None:
+                    self._last_stream = exchange.number
+                yield exchange
             # another block (or one that goes on past the buffer)
             self._next_start = usual
             while (exchange := self._common_block(source, source.buf, source.pos, source.eof)) is _MORE:
