@@ -392,6 +392,7 @@ def test_a_head_a_template_took_is_found_whole_when_it_comes_again(monkeypatch, 
             assert whole.headers_with(()) == known.headers_with(values) and whole.length == known.length_of(values)
             assert (whole.start, whole.lines, whole.firsts, whole.events) == (known.start, known.lines, known.firsts,
                                                                               known.events)
+            assert whole.firsts is known.firsts  # as a head's facts are held by them (decode._head)
 
 
 def test_first_values_follow_headers_replaced_after_reading():

@@ -292,7 +292,9 @@ def _plain_rpc(request: dict, response: dict, answer: Response, template: dict, 
     if not isinstance(params, dict):
         params = {}
     values = template.copy()  # a copy of a dict is quick; a literal of every field, several times slower
-    values["task_id"] = task_id = _str(_dig(params, task_path))
+    # ``_str(_dig(params, task_path))``, a path of one member (most) read without either call
+    task_id = params.get(task_path[0]) if len(task_path) == 1 else _dig(params, task_path)
+    values["task_id"] = task_id = task_id if isinstance(task_id, str) and task_id else None
     if "message" in params or "request" in params:
         (values["message_id"], values["task_id"], values["context_id"], values["part_media_types"],
          values["inline_push"]) = _message_facts(params, task_id)

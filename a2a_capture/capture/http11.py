@@ -167,8 +167,12 @@ class Known:
 
     def whole(self, head: bytes, values: tuple[bytes, ...]) -> Known:
         """The known head of ``head`` alone, a head this template matched with ``values``: its headers and
-        length made once, for a client that makes the same call again (``seen_requests``)."""
-        return Known(self.shape, head, tuple(self.headers_with(values)), self.length_of(values))
+        length made once, for a client that makes the same call again (``seen_requests``). Its first values
+        are the template's, the very dict (its own values are volatile ones, none of them a first value):
+        decode holds what a head says by them (``decode._head``)."""
+        known = Known(self.shape, head, tuple(self.headers_with(values)), self.length_of(values))
+        known.firsts = self.firsts
+        return known
 
     def headers_with(self, values: tuple[bytes, ...]) -> list[tuple[str, str]]:
         """The head's headers with a message's own volatile values put in their slots."""

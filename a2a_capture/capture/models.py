@@ -173,8 +173,10 @@ class ExchangeMeta(_Model):
                 ended = _from_iso(end.replace("Z", "+00:00"))
             except ValueError:
                 return started.timestamp(), None
-            if (started.tzinfo is None) == (ended.tzinfo is None):  # naive and aware do not mix
+            try:
                 return started.timestamp(), (ended - started).total_seconds()
+            except TypeError:  # naive and aware do not mix
+                pass
         return started.timestamp(), None
 
 
