@@ -136,6 +136,16 @@ class Polls:
     views: dict[object, Seen] = field(default_factory=dict)
 
 
+class TaskPolls:
+    """The GetTask calls on one task: how many, to any agent, and those to each agent."""
+
+    __slots__ = ("agents", "count")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.agents: dict[str | None, Polls] = {}
+
+
 class Send(NamedTuple):
     """The latest SendMessage on a task, and how it asked to be answered (fixed once made)."""
 
@@ -203,8 +213,8 @@ class Session:
     #: an upstream's origin -> the origin the client addresses it by (a reverse-proxy listener)
     fronts: dict[str, str] = field(default_factory=dict)
     # indexes answering the rules' questions about earlier calls, each by key
-    task_polls: dict[tuple[str, str | None], Polls] = field(default_factory=dict)
-    poll_counts: dict[str, int] = field(default_factory=dict)
+    #: task id -> the GetTask calls on it (by task first: a poll looks its task up by its id alone)
+    task_polls: dict[str, TaskPolls] = field(default_factory=dict)
     sends: dict[tuple[str, str | None], Send] = field(default_factory=dict)
     right_path_cards: dict[str | None, Seen] = field(default_factory=dict)
     sent_messages: dict[tuple[str | None, str], Seen] = field(default_factory=dict)  # by agent_key
@@ -212,7 +222,9 @@ class Session:
     refused_verbs: dict[tuple[str | None, str], Seen] = field(default_factory=dict)
     last_a2a_calls: dict[str | None, tuple[Seen, str | None]] = field(default_factory=dict)
     _order: int = 0
-    _memo: tuple[Call | None, HeldCard | None] = (None, None)
+    #: the call ``held_card`` last answered, and its answer (forgotten when a call is learned)
+    _memo_call: Call | None = None
+    _memo_held: HeldCard | None = None
     _route_memo: tuple[Call | None, _Route | None] = (None, None)
     #: interface URL -> the origins a call to it may have (cleared when a front is learned)
     _origins: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -228,8 +240,8 @@ class Session:
         """The card the client held for the agent this call went to: the one whose interface
         the call's URL is under, else the latest card fetched from that host, else the latest
         card that names an interface on it."""
-        if self._memo[0] is call:
-            return self._memo[1]
+        if self._memo_call is call:
+            return self._memo_held
         by_path = self._held.get(call.agent)
         if by_path is None:
             by_path = self._held[call.agent] = {}
@@ -239,7 +251,7 @@ class Session:
             if len(by_path) >= _MAX_ROUTES:
                 by_path.clear()
             held = by_path[call.path] = self._held_card(call)
-        self._memo = (call, held)
+        self._memo_call, self._memo_held = call, held
         return held
 
     def _held_card(self, call: Call) -> HeldCard | None:
@@ -377,15 +389,19 @@ class Session:
         return self.ended_tasks.get(task_id) if task_id else None
 
     def polls(self, task_id: str | None, agent: str | None) -> Polls:
-        return self.task_polls.get((task_id or "", agent)) or Polls()
+        on_task = self.task_polls.get(task_id or "")
+        polls = on_task.agents.get(agent) if on_task is not None else None
+        return polls if polls is not None else Polls()
 
     def poll_count(self, task_id: str | None) -> int:
         """GetTask calls on the task, to any agent."""
-        return self.poll_counts.get(task_id or "", 0)
+        on_task = self.task_polls.get(task_id or "")
+        return on_task.count if on_task is not None else 0
 
     def last_poll(self, task_id: str | None, agent: str | None, history: object) -> Seen | None:
         """The latest GetTask on the task to the agent that asked for the same view (historyLength)."""
-        polls = self.task_polls.get((task_id or "", agent))
+        on_task = self.task_polls.get(task_id or "")
+        polls = on_task.agents.get(agent) if on_task is not None else None
         return polls.views.get(history) if polls is not None else None
 
     def last_send(self, task_id: str | None, agent: str | None) -> Send | None:
@@ -416,7 +432,8 @@ class Session:
     def apply(self, call: Call) -> None:
         """Learn from a call, in one frame for the usual call (what ``_see`` and the indexes below take of
         it written out here: four frames a call were a fifth of learning a poll)."""
-        self._memo = self._route_memo = (None, None)
+        self._memo_call = None
+        self._route_memo = (None, None)
         if call.upstream is not None or call.notes:
             self._learn_fronts(call)
         kind, operation, agent, status = call.kind, call.operation, call.agent, call.status
@@ -451,12 +468,15 @@ class Session:
         # the indexes the rules' questions are answered from, by key
         task = call.task_id or ""
         if operation == "GetTask" and task:
-            polls = self.task_polls.get((task, agent))
+            on_task = self.task_polls.get(task)
+            if on_task is None:
+                on_task = self.task_polls[task] = TaskPolls()
+            polls = on_task.agents.get(agent)
             if polls is None:
-                polls = self.task_polls[(task, agent)] = Polls()
+                polls = on_task.agents[agent] = Polls()
+            on_task.count += 1
             polls.count += 1
             polls.last = polls.views[record.view] = record
-            self.poll_counts[task] = self.poll_counts.get(task, 0) + 1
         elif operation == "SendMessage" and task:
             configuration = call.params.get("configuration")
             self.sends[(task, agent)] = _new_seen(Send, (record, isinstance(configuration, dict) and configuration.get(
