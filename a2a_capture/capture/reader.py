@@ -197,11 +197,12 @@ class CaptureReader:
                 yield self._read_exchange()
             return
         # the usual blocks of a recorded session are read here in a straight line, without a call for the block:
-        # the recorder's four pragmas alone, a request head seen whole before and a response head of a known
-        # shape, each body framed by its length then a blank line (or no request body at all), the next
+        # the recorder's four pragmas alone, a request head seen whole before or of a known shape, a response
+        # head of a known shape, each body framed by its length then a blank line (or no request body at all), the next
         # block's usual start right after; any other block the quick way (``_common_block``), else the
         # general way. Nothing is consumed until the block is taken, so any step may leave it to the others.
-        usual_start, seen_requests, responses = _USUAL_START.match, http11.seen_requests, _KNOWN_RESPONSES
+        usual_start, seen_requests, requests, responses = (_USUAL_START.match, http11.seen_requests, _KNOWN_REQUESTS,
+                                                           _KNOWN_RESPONSES)
         usual = None  # the usual start of the block at the position, matched where the block before ended
         while source.pos < len(source.buf) or source.fill():
             buf = source.buf
@@ -209,13 +210,28 @@ class CaptureReader:
                 usual = usual_start(buf, source.pos)
             while usual is not None and usual.lastindex == _FOUR_PRAGMAS:  # no body length, no event times
                 at = usual.end()
-                stop = buf.find(b"\n\n", at)
-                if stop <= at or (seen := seen_requests.get(buf[at:stop])) is None or seen[1]:
-                    break  # not a head seen whole (or it goes on past the buffer)
-                request_known, at = seen[0], stop + 2
+                if (stop := buf.find(b"\n\n", at)) <= at:
+                    break  # the head goes on past the buffer
+                # the request head, as _common_block finds it: seen whole before (a client repeats its calls), or of
+                # a known shape
+                if (seen := seen_requests.get(head := buf[at:stop])) is not None:
+                    request_known, request_values = seen
+                    if request_values:  # a template's head, come again: from now on its headers and length are made
+                        request_known, request_values = request_known.whole(head, request_values), ()
+                        http11.seen_head(head, request_known, request_values)
+                elif (found := requests.pattern.match(buf, at)) is not None:  # as requests.match, without its call
+                    request_known, request_values = requests.found[found.lastindex]
+                    request_values = found.groups()[request_values]
+                    if request_known.repeats:  # the call may come again: then its head is found whole
+                        http11.seen_head(head, request_known, request_values)
+                else:
+                    break
+                at = stop + 2
                 # the line ends of the header and the pragmas, and the request head's with its blank line
                 lines = 5 + request_known.lines
-                if (length := request_known.length) is None:  # no body: the response follows the blank line
+                length = (request_known.length if request_known.length_slot is None
+                          else int(request_values[request_known.length_slot]))  # length_of
+                if length is None:  # no body: the response follows the blank line
                     request_body = b""
                 else:
                     end = at + length
@@ -241,7 +257,7 @@ class CaptureReader:
                 fields["title"] = title.decode("utf-8", "surrogateescape") if title else ""
                 fields["webhook"] = webhook is not None
                 fields["notes"] = []
-                fields["request"] = request_known.request((), request_body)
+                fields["request"] = request_known.request(request_values, request_body)
                 fields["response_notes"] = []
                 fields["response"] = response
                 fields["late_event_notes"] = {}
