@@ -129,16 +129,18 @@ class TextWriter(Writer):
         super().__init__(out)
         self.any = False
         self.waiting: list[str] = []
+        self._most = self.LINES  # an instance's own attribute: a class attribute is looked up anew at each line
 
     def finding(self, finding: Finding) -> None:
         waiting = self.waiting
         waiting.append(line(finding))
-        if len(waiting) >= self.LINES:
+        if len(waiting) >= self._most:
             self.flush()
 
     def flush(self) -> None:
         if self.waiting:
-            self.out.write("\n".join(self.waiting) + "\n")
+            self.waiting.append("")  # the last line's end, without a copy of all of them to add it
+            self.out.write("\n".join(self.waiting))
             self.waiting.clear()
             self.any = True
 
