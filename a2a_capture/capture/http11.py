@@ -203,9 +203,7 @@ class Known:
             self.bodiless = status < 200 or status in _NO_BODY_STATUS  # parse_response refuses a body
         if body and self.bodiless:
             return None
-        headers = list(self.headers)  # with this message's volatile values, as headers_with puts them, without its call
-        for (index, name), value in zip(self.slots, values):  # noqa: B905 - as many as the template has
-            headers[index] = (name, value.decode())
+        headers = self.headers_with(values)
         fields = fields.copy()  # and each message's own values stored: quicker than a literal of them all
         fields["headers"] = headers
         fields["body"] = body

@@ -252,20 +252,10 @@ class CaptureReader:
                         or (response := response_known.response(values, body := buf[at:end], [])) is None):
                     break
                 webhook, number, title, start, stamp, client, server, _, _, _ = usual.groups()
-                fields = _EXCHANGE_FIELDS.copy()  # as _common_block's
-                fields["number"] = int(number)
-                fields["title"] = title.decode("utf-8", "surrogateescape") if title else ""
-                fields["webhook"] = webhook is not None
-                fields["notes"] = []
-                fields["request"] = request_known.request(request_values, request_body)
-                fields["response_notes"] = []
-                fields["response"] = response
-                fields["late_event_notes"] = {}
-                fields["trailing_notes"] = []
-                fields["meta"] = _meta({"start": start.decode(), "end": stamp.decode(), "client": client.decode(),
-                                        "server": server.decode(), "redacted": [], "extra": []})
-                fields["line"] = source.line
-                exchange = _exchange(fields)
+                exchange = _block_exchange(
+                    number, title, webhook, [], request_known.request(request_values, request_body), response,
+                    _meta({"start": start.decode(), "end": stamp.decode(), "client": client.decode(),
+                           "server": server.decode(), "redacted": [], "extra": []}), source.line)
                 # and the response head's with its blank line, its body's, the blank line after it
                 source.line += lines + response_known.lines + 2 + (body.count(b"\n") if _LF in body else 0)
                 source.pos, usual = end + 2, next_usual
@@ -472,21 +462,7 @@ class CaptureReader:
             except CaptureFormatError:
                 return None
             _KNOWN_RESPONSES.learn(shape, head)
-        # its fields: a copy of every field's (with the three that are always the same) and a store for each
-        # of the rest, quicker than a literal of 14 (_exchange is given every field)
-        fields = _EXCHANGE_FIELDS.copy()
-        fields["number"] = int(number)
-        fields["title"] = title.decode("utf-8", "surrogateescape") if title else ""
-        fields["webhook"] = webhook is not None
-        fields["notes"] = notes
-        fields["request"] = request
-        fields["response_notes"] = []
-        fields["response"] = response
-        fields["late_event_notes"] = {}
-        fields["trailing_notes"] = []
-        fields["meta"] = meta
-        fields["line"] = source.line
-        exchange = _exchange(fields)
+        exchange = _block_exchange(number, title, webhook, notes, request, response, meta, source.line)
         # the lines of a block of known heads are worked out above: a count of them here would read
         # every byte, bodies included
         source.line += buf.count(b"\n", pos, at) if lines is None else lines
@@ -871,6 +847,26 @@ _EXCHANGE_FIELDS = {"number": 0, "title": "", "webhook": False, "notes": None, "
                     "response": None, "late_stream": None, "late_body": b"", "late_event_notes": None,
                     "trailing_notes": None, "meta": None, "line": None, "flow": None}
 _KNOWN_REQUESTS, _KNOWN_RESPONSES = http11.known_heads[b"request"], http11.known_heads[b"response"]
+
+
+def _block_exchange(number: bytes, title: bytes | None, webhook: bytes | None, notes: list[str], request: Request,
+                    response: Response, meta: ExchangeMeta, line: int) -> Exchange:
+    """The Exchange of a block read the quick way (either of them), from its header's groups: a copy of
+    every field's (with the three that are always the same) and a store for each of the rest, quicker
+    than a literal of 14 (``_exchange`` is given every field)."""
+    fields = _EXCHANGE_FIELDS.copy()
+    fields["number"] = int(number)
+    fields["title"] = title.decode("utf-8", "surrogateescape") if title else ""
+    fields["webhook"] = webhook is not None
+    fields["notes"] = notes
+    fields["request"] = request
+    fields["response_notes"] = []
+    fields["response"] = response
+    fields["late_event_notes"] = {}
+    fields["trailing_notes"] = []
+    fields["meta"] = meta
+    fields["line"] = line
+    return _exchange(fields)
 
 
 def _quiet_failure(expected: str, offset: int, found: str | None) -> CaptureFormatError:
