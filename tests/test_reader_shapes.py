@@ -7,6 +7,8 @@ reader's models without validating them again. Both are checked here against the
 
 from __future__ import annotations
 
+import copy
+import pickle
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a2a_capture.capture import http11, read_capture
-from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, built
+from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, built, maker
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,3 +95,24 @@ def test_built_models_share_their_fields_set_and_pydantic_only_reads_it():
     assert one.model_dump(exclude_unset=True) == {**values, "start": "c"}
     assert copied.model_fields_set is not one.model_fields_set and deep.model_fields_set is not one.model_fields_set
     assert two.model_fields_set == everything and two == ExchangeMeta(**values)
+
+
+@pytest.mark.parametrize("cls, values", [
+    (ExchangeMeta, {"start": "a", "end": None, "client": "c", "server": None, "redacted": ["x"], "extra": []}),
+    (Request, {"headers": [("Host", "a")], "body": b"{}", "http_version": "1.1", "head_cuts": [], "grpc_views": [],
+               "method": "POST", "target": "/"}),
+])
+def test_a_built_model_is_a_validated_one_in_all_pydantic_keeps(cls, values):
+    """``maker`` makes a model as a plain twin of its class, then sets its class: what it gives has the
+    class, the slots and the behaviour of a validated model (stores checked, copies, pickles)."""
+    made, validated = built(cls, dict(values)), cls(**values)
+    assert type(made) is cls and made == validated and repr(made) == repr(validated)
+    for slot in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
+        assert getattr(made, slot) == getattr(validated, slot), slot
+    assert pickle.loads(pickle.dumps(made)) == validated and copy.deepcopy(made) == validated
+    assert made.model_copy(update={"body" if cls is Request else "start": b"" if cls is Request else "b"}) != made
+    with pytest.raises(ValueError, match="no field"):
+        made.nothing = 1  # pydantic's own __setattr__, not the twin's
+    with pytest.raises(AttributeError):
+        made.nothing  # noqa: B018
+    assert maker(cls) is maker(cls)  # one twin a class

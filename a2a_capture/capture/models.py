@@ -250,9 +250,7 @@ def built(cls: type[M], values: dict) -> M:
     """A ``cls`` (a pydantic model) made from values already checked, every field given with its
     right type: what validated construction gives, without validating again (5x quicker: the
     reader makes four models per exchange, the engine a finding per wasted call)."""
-    make = _MAKERS.get(cls)
-    if make is None:
-        make = _MAKERS[cls] = maker(cls)
+    make = maker(cls)
     if len(values) != len(fields := _FIELDS[cls]):
         raise TypeError(f"{cls.__name__}: every field is needed, missing {fields - set(values)}")
     return make(values)
@@ -261,17 +259,35 @@ def built(cls: type[M], values: dict) -> M:
 def maker(cls: type[M]) -> Callable[[dict], M]:
     """``built`` for ``cls`` alone, for a caller that gives every field in a literal of them (the
     reader's four models a block): its field set found once, and no count of the fields for each
-    model (a test checks each such model's fields)."""
-    fields = _fields(cls)
+    model (a test checks each such model's fields). One per class, made once."""
+    make = _MAKERS.get(cls)
+    if make is None:
+        make = _MAKERS[cls] = _maker(cls)
+    return make
+
+
+def _maker(cls: type[M]) -> Callable[[dict], M]:
+    fields, plain = _fields(cls), _plain(cls)
 
     def make(values: dict) -> M:
-        model = _new(cls)
-        _set_dict(model, values)
-        _set_fields(model, fields)
-        _set_extra(model, None)
-        _set_private(model, None)
+        model = _new(plain)  # pydantic's own slots set by plain stores (each a call of its setter otherwise)
+        model.__dict__ = values
+        model.__pydantic_fields_set__ = fields
+        model.__pydantic_extra__ = None
+        model.__pydantic_private__ = None
+        model.__class__ = cls  # then a cls, as any other
         return model
     return make
+
+
+def _plain(cls: type[M]) -> type[M]:
+    """A twin of ``cls`` for ``maker`` to make its models as: the same layout (no slots of its own), but
+    attributes stored as ``object.__setattr__`` stores them (pydantic's ``__setattr__`` and ``__delattr__``
+    make any store a call). Made by ``type.__new__`` alone, without pydantic's class set-up (it is never
+    validated, shown or used but for the time a model is made), so a model's class can be set to ``cls``."""
+    return type.__new__(type(cls), f"_Plain{cls.__name__}", (cls,), {
+        "__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__,
+        "__module__": __name__, "__qualname__": f"_Plain{cls.__name__}"})
 
 
 def _fields(cls: type) -> set[str]:
@@ -285,14 +301,9 @@ def _fields(cls: type) -> set[str]:
 #: model ``built``: pydantic only ever adds a field's name to it (a field set), which it holds
 #: already, and copies it for a copy of the model
 _FIELDS: dict[type, set[str]] = {}
-#: ``maker(cls)`` for each class ``built`` made
+#: ``maker(cls)`` for each class
 _MAKERS: dict[type, Callable[[dict], BaseModel]] = {}
 _new = object.__new__
-#: pydantic's own slots, set as ``object.__setattr__`` sets them, without looking them up each time
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def format_time(moment: datetime | float) -> str:
