@@ -12,16 +12,20 @@ from a2a_capture.analyze.findings import Hit, ref, rule
 def interface_memo(call, session) -> tuple[tuple, object]:
     """What the interface rules below read, for a call with no error and no notes: of the call, how
     it is addressed and spelled (and, where the card requires credentials, whether it carries
-    them); of the session, the held card (by identity: the anchor) and the fronts it knows, which
-    decide the interfaces the call went to. Equal keys, equal findings: once these rules found
-    nothing for a key, the engine skips them for it (tests/test_rule_memo.py holds each rule to it)."""
+    them); of the session, the held card (by identity: the anchor) and the fronts it knows (how
+    many: they are only ever added), which decide the interfaces the call went to. The engine
+    keeps the keys by the call's plan, whose calls share their operation and kind (and have no
+    error): the key leaves those out. Equal keys, equal findings: once these rules found nothing
+    for a key, the engine skips them for it (tests/test_rule_memo.py holds each rule to it)."""
     held = session.held_card(call)
-    card = held.card if held is not None else None
-    credentials = (_has_credentials(call, card) if card is not None and card.security_requirements
-                   and card.requires_auth else None)
-    return (id(card), session.fronts_learned(), call.kind, call.agent, call.path, call.binding, call.base_path,
-            call.tenant, call.operation, call.rpc_method, call.spelled_version, call.version_header,
-            credentials, call.error is None), card
+    if held is None:
+        card = credentials = None
+    else:  # the card's requirements read where pydantic keeps them (most cards have none)
+        card = held.card
+        credentials = (_has_credentials(call, card) if card.__dict__["security_requirements"] and card.requires_auth
+                       else None)
+    return (id(card), len(session.fronts), call.agent, call.path, call.binding, call.base_path, call.tenant,
+            call.rpc_method, call.spelled_version, call.version_header, credentials), card
 
 
 def _matching_interfaces(call, session, loosely: bool = False):
