@@ -145,6 +145,8 @@ class Analyzer:
         self.facts: list[ExchangeFacts] = []
         self.keep_calls, self.keep_findings, self.keep_facts = keep_calls, keep_findings, keep_facts
         self.on_call = on_call
+        #: a call's record or an exchange's facts kept or handed over (``_keep``): neither when findings stream
+        self._keeping = keep_calls or on_call is not None or keep_facts
         #: findings by rule, then by outcome: the summary's counts; and each (rule, severity, outcome) counted,
         #: in the order first found: the order of the summary's counts
         self._tally: dict[str, dict[str, int]] = {}
@@ -162,7 +164,7 @@ class Analyzer:
         #: next one starts
         self._latest: Call | None = None
         self._latest_end = 0.0
-        self._index = 0
+        self._index = 0  # the number of the latest call put with those waiting (``_pending``: their order)
         #: the exchanges with a wasted finding, and the seconds they took (each counted once, in the order
         #: found); those with a fragile one
         self._wasted, self._fragile = Places(), Places()
@@ -187,7 +189,8 @@ class Analyzer:
             self._latest = None
             if start is None or self._latest_end <= start:
                 session.apply(latest)
-            else:  # its number is the latest given: no call was numbered after it
+            else:  # numbered as it is put with the others: calls wait in the order they came
+                self._index += 1
                 heapq.heappush(pending, (self._latest_end, self._index, without_bodies(latest)))
         while pending and (start is None or pending[0][0] <= start):
             session.apply(heapq.heappop(pending)[2])
@@ -225,18 +228,16 @@ class Analyzer:
             self._count(found, call)
         elif memo is not None:
             plan.remember(memo_key, anchor)
-        if self.keep_calls or self.on_call is not None:
-            self._record(call)
-        if self.keep_facts:
-            self.facts.append(exchange_facts(exchange, call))
+        if self._keeping:
+            self._keep(exchange, call)
         duration = call.duration
         if start is None or duration is None:
             session.apply(call)
             return found
-        self._index += 1
         if not pending:  # the one call waiting keeps its bodies until the next starts (most often, learned then)
             self._latest, self._latest_end = call, start + duration
             return found
+        self._index += 1
         heapq.heappush(pending, (start + duration, self._index, without_bodies(call)))
         if len(pending) > MAX_PENDING:  # times that never move on: learn the earliest-ended
             session.apply(heapq.heappop(pending)[2])
@@ -296,12 +297,16 @@ class Analyzer:
             if fragile:
                 self._fragile.add(file, webhook, number)
 
-    def _record(self, call: Call) -> None:
-        record = _record(call, self.session)
-        if self.keep_calls:
-            self.records.append(record)
-        if self.on_call is not None:
-            self.on_call(record)
+    def _keep(self, exchange: Exchange, call: Call) -> None:
+        """A call's record kept or handed over, its exchange's facts kept, as asked."""
+        if self.keep_calls or self.on_call is not None:
+            record = _record(call, self.session)
+            if self.keep_calls:
+                self.records.append(record)
+            if self.on_call is not None:
+                self.on_call(record)
+        if self.keep_facts:
+            self.facts.append(exchange_facts(exchange, call))
 
     def summary(self) -> Summary:
         operations: Counter[str] = Counter()
