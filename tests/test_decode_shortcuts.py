@@ -269,16 +269,25 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 
+def _read(call) -> dict:
+    """A call's fields but the first values of its headers, which only the plain path hands over."""
+    return {name: value for name, value in vars(call).items() if name != "first_values"}
+
+
 def _same_both_ways(exchange, file: str = "f.http") -> bool:
     """The plain path gives, field by field and in the same order, what the general path gives;
     False where it hands the exchange to the general path."""
     plain = decode_module._decode_plain(exchange, file)
     general = decode_module._decode(exchange, file)
-    assert vars(decode(exchange, file)) == vars(general)
+    assert _read(decode(exchange, file)) == _read(general)
     if plain is None:
         return False
     assert list(vars(plain)) == list(vars(general))
-    for name, value in vars(general).items():
+    if plain.first_values is not None:  # handed over by the plain path only: each header's first value
+        for values, headers in zip(plain.first_values, (plain.headers, plain.response_headers), strict=True):
+            assert all(decode_module.fixed({"headers": headers}).header(name) == value
+                       for name, value in values.items()), exchange.number
+    for name, value in _read(general).items():
         mine = getattr(plain, name)
         assert mine == value or repr(mine) == repr(value), (exchange.number, name, mine, value)  # NaN
     return True

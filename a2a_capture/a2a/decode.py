@@ -111,6 +111,11 @@ class Call:
     notes: list[str] = field(default_factory=list)
     headers: list[tuple[str, str]] = field(default_factory=list)
     response_headers: list[tuple[str, str]] = field(default_factory=list)
+    #: a card fetch read by the plain path: the first value of each header of its request and of its response
+    #: by lower-case name, framing and per-message ones left out (``http11.first_values``: a known head's,
+    #: shared, so read only), else None; never copied by ``replace`` (headers given anew are read again)
+    first_values: tuple[dict[str, str], dict[str, str]] | None = field(default=None, init=False, repr=False,
+                                                                      compare=False)
 
     def header(self, name: str) -> str | None:
         wanted = name.lower()
@@ -230,6 +235,7 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
             return None
     else:
         values = _plain_card_fetch(request, response, template)
+        values["first_values"] = sent, got  # what the session holds a card by, without reading the headers again
     if meta["start"]:
         values["started"], values["duration"] = _times(fields["meta"])
     values["file"], values["title"], values["line"] = file, fields["title"], fields["line"]

@@ -512,7 +512,8 @@ class Session:
 
     def _hold(self, call: Call, record: Seen, card: Card, extended: bool, key: str) -> None:
         """Hold ``card`` as fetched by ``call`` from ``key`` (its ``card_url``)."""
-        answer = _first_values(call.response_headers, _CACHING_HEADERS)
+        firsts = call.first_values  # decode's, where it worked them out
+        answer = firsts[1] if firsts is not None else _first_values(call.response_headers, _CACHING_HEADERS)
         cache_control = (answer.get("cache-control") or "").lower()
         match = _MAX_AGE.search(cache_control) if cache_control else None
         vary = answer.get("vary")
@@ -584,8 +585,10 @@ _ASKED_WITH = frozenset({"authorization", "if-none-match", "if-modified-since"})
 
 def asked_with(call: Call) -> dict[str, str]:
     """A card fetch's first Authorization, If-None-Match and If-Modified-Since (as ``Call.header``
-    finds each), in one pass over its headers instead of one ``header`` each."""
-    return _first_values(call.headers, _ASKED_WITH)
+    finds each; maybe other headers' too: read only), in one pass over its headers instead of one
+    ``header`` each, or none where decode handed over the first values of its headers."""
+    firsts = call.first_values
+    return firsts[0] if firsts is not None else _first_values(call.headers, _ASKED_WITH)
 
 
 def _first_values(headers: list[tuple[str, str]], names: frozenset[str]) -> dict[str, str]:
