@@ -26,3 +26,18 @@ def test_each_rules_finding_equals_the_validated_model(tmp_path, rule_id):
         assert pickle.loads(pickle.dumps(finding)) == validated
         finding.agent_name = "renamed"  # the engine names agents once their card is known
         assert finding.agent_name == "renamed"
+
+
+def test_a_hit_made_of_its_items_is_the_hit_its_constructor_makes():
+    """Checks that make a hit for most calls make it by ``tuple.__new__`` (no constructor's frame); Rule.finding
+    unpacks it: the items are the constructor's, in its order, and read by the same names."""
+    from a2a_capture.analyze.findings import Hit
+    from a2a_capture.analyze.rules import tasks
+
+    related = [("a.http", "3", 7)]
+    made = tasks._hit(Hit, ("said", related, None, None))
+    assert type(made) is Hit and made == Hit("said", related)
+    assert (made.message, made.related, made.kind, made.lenient) == ("said", related, None, None)
+    assert tuple(Hit("said", kind="advice", lenient="why")) == ("said", [], "advice", "why")
+    assert Hit("said").related == [] and Hit("said").related is not Hit("said").related  # a list of its own each
+    assert repr(Hit("said")) == "Hit(message='said', related=[], kind=None, lenient=None)"

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import itemgetter
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -69,19 +70,32 @@ class Finding(BaseModel):
 Kind = Literal["predicted", "redundant", "advice"]
 
 
-@dataclass(slots=True)
-class Hit:
+class Hit(tuple):
     """What a check returns: the message, and the calls that had already answered it.
 
     ``kind`` overrides the rule's own where one rule says two things (a bad page size is a
-    prediction, a page past the last one is redundant)."""
+    prediction, a page past the last one is redundant).
 
-    message: str
+    A tuple (message, related, kind, lenient), read by its names or, in ``Rule.finding``, unpacked: a
+    check that makes one for most calls it judges makes it by ``tuple.__new__(Hit, (...))``, without
+    the frame of a constructor (a dataclass's ``__init__`` made each one at five times the cost)."""
+
+    __slots__ = ()
+
+    def __new__(cls, message: str, related: list | None = None, kind: Kind | None = None,
+                lenient: str | None = None) -> Hit:
+        return tuple.__new__(cls, (message, [] if related is None else related, kind, lenient))
+
+    #: the sentence the finding says
+    message = property(itemgetter(0))
     #: earlier exchanges (``Seen`` records: file, label, line)
-    related: list = field(default_factory=list)
-    kind: Kind | None = None
+    related = property(itemgetter(1))
+    kind = property(itemgetter(2))
     #: what made the call work anyway, where the rule can say it more exactly than its default
-    lenient: str | None = None
+    lenient = property(itemgetter(3))
+
+    def __repr__(self) -> str:
+        return f"Hit(message={self[0]!r}, related={self[1]!r}, kind={self[2]!r}, lenient={self[3]!r})"
 
 
 Check = Callable[[Call, "object"], Iterable[Hit]]
@@ -141,19 +155,19 @@ class Rule:
 
     def finding(self, call: Call, session, hit: Hit) -> Finding:
         """The finding a hit of this rule's check makes on ``call``."""
+        message, related, kind, lenient = hit  # a Hit's items, without a property's call for each
         held = session.held_card(call)
         agent_name = (held.card.name if held is not None else None) or call.agent  # a card's name, once read
-        kind = hit.kind or self.kind
+        kind = kind or self.kind
         outcome = "wasted" if kind == "redundant" else judge(kind, call, self.fails_as)
-        message = hit.message
         if outcome == "fragile":
             if call.error is not None:  # say only what a strict agent does: this one failed, so what it let
-                strict = (hit.lenient or self.lenient).partition("; ")[2]  # through is unknown
+                strict = (lenient or self.lenient).partition("; ")[2]  # through is unknown
                 message += f"; not refused for this (it failed with {call.error.name}); {strict}"
             else:
-                message += f"; it worked because {hit.lenient or self.lenient}"
+                message += f"; it worked because {lenient or self.lenient}"
         labels, locations = [], []
-        for earlier in hit.related or ():  # one loop, no comprehension's frame: most findings cite one exchange
+        for earlier in related:  # one loop, no comprehension's frame: most findings cite one exchange
             labels.append(earlier[1])  # a Seen record's label, and its place: file, label, line (its first three
             locations.append(earlier[:3])  # fields), without a named field's lookup (a descriptor's, each)
         # every field given, of its type (from decoded facts): made without validating, at a quarter of its

@@ -28,16 +28,15 @@ class Places:
 
     def add(self, file: str, webhook: bool, number: int) -> bool:
         """Add a place; False when it was already there."""
-        blocks = self._files.get(file)
-        if blocks is None:
-            blocks = self._files[file] = {}
         key = (number >> _BLOCK_BITS) * 2 + webhook
-        block = blocks.get(key)
-        if block is None:
-            block = blocks[key] = bytearray(_BLOCK)
-        if block[number & _LOW]:
+        try:  # the file's and the block's dicts indexed, without a method's call: a block is new once in 4,096
+            block = self._files[file][key]
+        except KeyError:
+            block = self._files.setdefault(file, {}).setdefault(key, bytearray(_BLOCK))
+        low = number & _LOW
+        if block[low]:
             return False
-        block[number & _LOW] = 1
+        block[low] = 1
         return True
 
     def __contains__(self, place: tuple[str, bool, int]) -> bool:

@@ -20,6 +20,8 @@ def _state_word(state: str) -> str:
     return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
 
 
+#: a Hit of its four items (message, related, kind, lenient), made without its constructor's frame
+_hit = tuple.__new__
 #: ``_shown``'s sentences by task id: the sighting and the calling file they were made for, each sentence made
 #: for them by its form, and (``_cited``) each one's hit citing the sighting
 _SHOWN: dict[str, tuple[object, str, dict[str, str], dict[str, Hit]]] = {}
@@ -118,7 +120,7 @@ def poll_terminal(call, session):
         return  # a different view of the task (history length), not a poll
     later = session.last_poll(call.task_id, call.agent, view)
     related = [earlier] if later is None or later is earlier else [earlier, later]
-    yield Hit(_shown(ended, call, _POLLED), related)
+    yield _hit(Hit, (_shown(ended, call, _POLLED), related, None, None))  # every item given: no frame
 
 
 @rule(
@@ -279,7 +281,8 @@ def duplicate_message_id(call, session):
         return
     earlier = session.sent_message(call)
     if earlier is not None and earlier.answered and earlier.ok:
-        yield Hit(f"messageId {call.message_id} was already sent in {ref(earlier, call)}", [earlier])
+        yield _hit(Hit, (f"messageId {call.message_id} was already sent in {ref(earlier, call)}", [earlier], None,
+                         None))
 
 
 @rule(
