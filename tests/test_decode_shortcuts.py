@@ -516,8 +516,83 @@ def test_an_answer_s_rest_held_gives_what_parsing_the_body_gives(monkeypatch):
     assert decode_module._answer(body)[1] == [("t-1", "TASK_STATE_WORKING")]
 
 
+# -- an answer's members up to its artifacts, held: the rest read from there gives the same ---------
+
+_PREFIXES = [
+    b'"result": {"id": "t-1", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}, ',
+    b'"result":{"id":"t-1","status":{"state":"completed"},', b'"result": {',  # compact; artifacts first
+    b'"result": {"task": {"id": "t-2", "status": {"state": "failed"}}, ',  # a task below the result
+    b'"result": 1, "result": {"id": "t-1", "status": {"state": "working"}, ',  # the member again
+    b'"result": {"artifacts": [1], "id": "t-1", ',  # artifacts twice: the first place, the last value
+    b'"status": {"id": "t-1", ', b'"id": {', b'"jsonrpc": {', b'"id": "x", "result": {',  # the envelope's
+    b'"message": {"taskId": "t-1", "status": {"state": "working"}, ',  # states passed by (``_NOT_TASKS``)
+    b'"result": {"meta": {', b'"result": [{', b'"result": {"x": "', b'"result": {"n": 1',  # not held
+    b'"result": {"s": "{[{[ \\"artifacts\\": ", ', b'"result": {"n": NaN, ', b'"result": {"id": "\xff", ',
+    b'"result": {"id": "caf\xc3\xa9", ', b'"result": ' + b'{"a": ' * 97 + b'{',  # near the depth limit
+]
+_TAILS = [
+    b'"artifacts": []}}', b'"artifacts": [{"artifactId": "a", "parts": [{"text": "line\\n"}]}]}}',
+    b'"artifacts": [{"parts": [{"text": "line\\nline\\n"}]}], "history": [{"taskId": "h", "status": {'
+    b'"state": "failed"}}]}}',
+    b'"artifacts": [], "kind": "task"}}', b'"artifacts": [], "artifacts": [2]}}',
+    b'"artifacts": [], "status": {"state": "completed"}, "id": "t-9"}}',  # a status after the artifacts
+    b'"artifacts": [], "task": {"id": "t-3", "status": {"state": "canceled"}}}}', b'"artifacts": [], "id": ["t"]}}',
+    b'"artifacts": []} }', b'"artifacts": []}}\n', b'"artifacts": []}', b'"artifacts": []}}}', b'"artifacts": [}}',
+    b'"artifacts": []}x', b'"artifacts": []} ', b'"artifacts": 1}}',
+    b'"artifacts":[NaN]}}', b'"artifacts": [123456789012345678901234567890]}}', b'"artifacts": ["\xff"]}}',
+    b'"artifacts": ["caf\xc3\xa9"]}}', b'"artifacts": ' + b"[" * 150 + b"}}",
+    *(b'"artifacts": ' + _deep(levels).encode() + b"}}" for levels in (1, 2, 3, 50, 96, 97, 98, 99, 100)),
+]
+
+
+def test_an_answer_read_from_its_held_prefix_gives_what_parsing_the_body_gives(monkeypatch):
+    """Polls of a task whose artifacts grow: the answers with a held prefix and tails of every kind
+    (states after the artifacts, names again, broken, deep, only json's) read as the whole body
+    parses, whichever way ``_answer`` took (seen, prefix held, rest held)."""
+    monkeypatch.setattr(decode_module, "_ANSWERS", {})
+    monkeypatch.setattr(decode_module, "_PREFIXES", {})
+    monkeypatch.setattr(decode_module, "_SEEN_ONCE", set())
+    by_prefix = decode_module._by_prefix
+    read = []
+    monkeypatch.setattr(decode_module, "_by_prefix",
+                        lambda rest, split: (lambda found: read.append(found is not None) or found)(
+                            by_prefix(rest, split)))
+    for prefix in _PREFIXES:
+        for _ in range(3):
+            for tail in _TAILS:
+                for head in _HEADS[:3]:
+                    for ident in (b"ID", b"a\\u0041", b"320094ea-d7a9-4ded-9749-1e2370c6a5b8"):
+                        body = head.replace(b"ID", ident) + prefix + tail
+                        answered, states = decode_module._answer(body)
+                        assert (repr(json.dumps(answered) if answered is not None else None), states) == _parsed(
+                            body), body
+    assert sum(read) > len(_TAILS) * 9  # most tails, by most prefixes, read alone
+    held = decode_module._PREFIXES
+    assert _PREFIXES[0] in held and _PREFIXES[1] in held and _PREFIXES[4] in held
+    assert not any(prefix in held for prefix in _PREFIXES[6:10])  # a status, the envelope's members
+
+
+_TASK_KEYS = st.sampled_from(["id", "contextId", "status", "artifacts", "history", "kind", "task", "metadata"])
+
+
+@given(st.lists(st.tuples(_TASK_KEYS, _JSON), max_size=6), st.lists(st.lists(_JSON, max_size=3), min_size=1,
+                                                                        max_size=4), st.booleans())
+def test_polls_with_growing_artifacts_read_as_their_bodies_parse(members, polls, compact):
+    """Answers of one task's polls, its members in any order, named again or not, the artifacts
+    different each time: each reads as its body parses."""
+    separators = (",", ":") if compact else (", ", ": ")
+    for artifacts in polls * 3:
+        text = ", ".join(f"{json.dumps(name)}: {json.dumps(value)}" for name, value in members)
+        text = text + ", " if text else text
+        body = json.dumps({"jsonrpc": "2.0", "id": "p", "result": {}}, separators=separators)[:-3].encode() + (
+            b"{" + text.encode() + b'"artifacts": ' + json.dumps(artifacts).encode() + b"}}")
+        answered, states = decode_module._answer(body)
+        assert (repr(json.dumps(answered) if answered is not None else None), states) == _parsed(body), body
+
+
 def test_held_answers_are_bounded(monkeypatch):
     monkeypatch.setattr(decode_module, "_ANSWERS", {})
+    monkeypatch.setattr(decode_module, "_PREFIXES", {})
     monkeypatch.setattr(decode_module, "_SEEN_ONCE", set())
     for n in range(1500):
         for _ in range(2):
@@ -528,6 +603,14 @@ def test_held_answers_are_bounded(monkeypatch):
         for _ in range(2):
             decode_module._answer(big % n)
         assert decode_module._answers_held <= (1 << 21) + 16_000
+    task = (b'{"jsonrpc": "2.0", "id": "1", "result": {"id": "t-%d", "note": "' + b"y" * 8_000
+            + b'", "artifacts": [%d]}}')
+    for n in range(600):  # prefixes held, and the rests after them
+        for poll in range(3):
+            decode_module._answer(task % (n, poll % 2))
+        assert len(decode_module._ANSWERS) + len(decode_module._PREFIXES) <= 512
+        assert decode_module._answers_held <= (1 << 21) + 16_000
+    assert decode_module._PREFIXES
 
 
 @pytest.mark.kit

@@ -346,7 +346,9 @@ def _answer(body: bytes) -> tuple[Any, list[tuple[str, str]]]:
 
     A client polling a task gets the same answer, byte for byte, until the task changes, all but the
     envelope's id: the rest after the id, seen a second time, is held by its bytes, parsed and walked
-    once, and each answer made of it with its own id, as parsing the whole body makes it.
+    once, and each answer made of it with its own id, as parsing the whole body makes it. An answer
+    not held that names artifacts (a task's, which grow from poll to poll) is read in two parts, its
+    members before them held (``_by_prefix``).
     """
     # the usual envelope, `{"jsonrpc": "2.0", "id": "...", "`, then the rest, from the name of the
     # member after the id
@@ -364,41 +366,125 @@ def _answer(body: bytes) -> tuple[Any, list[tuple[str, str]]]:
         answered = _json(body)[0]
         return answered, task_states(answered)
     held = _ANSWERS.get(rest)
+    text = body[start:end]
+    if text.translate(_ID_TABLE) != text:  # an id spelled with escapes: the body is parsed whole
+        answered = _json(body)[0]
+        return answered, task_states(answered)
     if held is not None:
-        text = body[start:end]
-        if text.translate(_ID_TABLE) == text:  # an id spelled without escapes, as when it was held
-            return {"jsonrpc": "2.0", "id": text.decode(), **held[0]}, list(held[1])
-    answered = _json(body)[0]
-    states = task_states(answered)
-    if held is None:
-        key = hash(rest)  # found already by the lookup: bytes keep their hash
-        if key in _SEEN_ONCE:
-            _hold(rest)
-        else:
-            if len(_SEEN_ONCE) >= 1024:
-                _SEEN_ONCE.clear()
-            _SEEN_ONCE.add(key)
+        return {"jsonrpc": "2.0", "id": text.decode(), **held[0]}, list(held[1])
+    split = rest.find(_ARTIFACTS)
+    read = _by_prefix(rest, split) if split > 0 else None
+    if read is None:
+        answered = _json(body)[0]
+        states = task_states(answered)
+        members = None
+    else:
+        members, states = read
+        answered = {"jsonrpc": "2.0", "id": text.decode(), **members}
+    key = hash(rest)  # found already by the lookup: bytes keep their hash
+    if key in _SEEN_ONCE:
+        _hold(rest, members, states)
+    else:
+        _seen(key)
     return answered, states
 
 
-def _hold(rest: bytes) -> None:
-    """Hold an answer's rest (seen a second time): its members parsed, and the states they show."""
+def _seen(key: int) -> None:
+    """A rest or a prefix seen (by its hash): held when seen again."""
+    if len(_SEEN_ONCE) >= 1024:
+        _SEEN_ONCE.clear()
+    _SEEN_ONCE.add(key)
+
+
+def _hold(rest: bytes, members: dict | None, states: list[tuple[str, str]]) -> None:
+    """Hold an answer's rest (seen a second time): its members parsed, and the states they show
+    (as ``_by_prefix`` read them, where it did)."""
     global _answers_held
-    # `{` and the rest are an object of the members after the id: JSON exactly when the body is
-    # (the envelope's members are), nested as deep, and shows the states the answer shows; an answer
-    # with one of these members again (the last one counts) or a status (a state named by the
-    # envelope's id) is not held
-    value = _json(b"{" + rest)[0]
-    if not isinstance(value, dict) or "jsonrpc" in value or "id" in value or "status" in value:
-        return
-    if len(_ANSWERS) >= 512 or _answers_held > 1 << 21:
-        _ANSWERS.clear()
-        _answers_held = 0
-    _ANSWERS[rest] = value, tuple(task_states(value))
+    if members is None:
+        # `{` and the rest are an object of the members after the id: JSON exactly when the body is
+        # (the envelope's members are), nested as deep, and shows the states the answer shows; an
+        # answer with one of these members again (the last one counts) or a status (a state named by
+        # the envelope's id) is not held
+        members = _json(b"{" + rest)[0]
+        if not isinstance(members, dict) or "jsonrpc" in members or "id" in members or "status" in members:
+            return
+        states = task_states(members)
+    _room()
+    _ANSWERS[rest] = members, tuple(states)
     _answers_held += len(rest)
 
 
+def _room() -> None:
+    """Room for one more rest or prefix: none held past 512 of them, or about 2 MB."""
+    global _answers_held
+    if len(_ANSWERS) + len(_PREFIXES) >= 512 or _answers_held > 1 << 21:
+        _ANSWERS.clear()
+        _PREFIXES.clear()
+        _answers_held = 0
+
+
+def _by_prefix(rest: bytes, split: int) -> tuple[dict, list[tuple[str, str]]] | None:
+    """The members of an answer's rest (after the id) and the states they show, read in two parts:
+    the prefix before the name of its artifacts (at ``split``), held, and the tail from there,
+    parsed; None where the rest is not read so (the body is parsed whole).
+
+    A task polled while it works answers with the same prefix, and more artifacts each time. The
+    prefix, seen a second time, is held where `{`, the prefix and `"artifacts": []}}` parse (orjson)
+    to one member, neither the envelope's nor a status, with that member's object so far, the
+    states they show and the brackets it opens. Such a prefix leaves a parser expecting a name in an
+    object in an object, as the envelope's id leaves it after `{`, so the body parses exactly when
+    `{` and the tail but its last `}` parse (the tail's members), and to the envelope with that
+    member, its object so far updated with the tail's members, as a parser fills in a dict (a name
+    again: the last value counts, at the first place). Artifacts, history and the like show no
+    state (``_NOT_TASKS``): a tail of only such members shows none. Only a body whose brackets pass
+    ``_json``'s quick count is read so: one past it is parsed whole, as ``_json`` parses it.
+    """
+    prefix = rest[:split]
+    held = _PREFIXES.get(prefix)
+    if held is None:
+        key = hash(prefix)  # found already by the lookup
+        if key not in _SEEN_ONCE:
+            _seen(key)
+            return None
+        held = _hold_prefix(prefix)
+        if held is None:
+            return None
+    name, before, states, opened = held
+    tail = rest[split:]
+    if opened + len(tail) - len(tail.replace(b"{", b"", _PAST_LIMIT).replace(b"[", b"", _PAST_LIMIT)) > (
+            nesting.MAX_DEPTH) or tail[-1:] != b"}":
+        return None
+    try:
+        members = _loads(b"{" + tail[:-1])
+    except (ValueError, UnicodeDecodeError):
+        return None  # what orjson does not read (json may): parsed whole
+    stateless = members.keys() <= _STATELESS
+    members = {name: {**before, **members}}
+    return members, list(states) if stateless else task_states(members)
+
+
+def _hold_prefix(prefix: bytes) -> tuple[str, dict, tuple[tuple[str, str], ...], int] | None:
+    """``_by_prefix``'s facts of a prefix (seen a second time), held: None where it holds none."""
+    global _answers_held
+    try:
+        value = _loads(b"{" + prefix + b'"artifacts": []}}')
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if type(value) is not dict or len(value) != 1:
+        return None
+    ((name, before),) = value.items()
+    if name in ("jsonrpc", "id", "status") or type(before) is not dict:
+        return None
+    _room()
+    # the brackets it opens and the envelope's
+    opened = 1 + len(prefix) - len(prefix.replace(b"{", b"").replace(b"[", b""))
+    held = _PREFIXES[prefix] = name, before, tuple(task_states(value)), opened
+    _answers_held += len(prefix)
+    return held
+
+
 _SPACED, _COMPACT = b'{"jsonrpc": "2.0", "id": "', b'{"jsonrpc":"2.0","id":"'
+_ARTIFACTS = b'"artifacts":'
 #: the bytes an id may hold as they are (printable ASCII but `"` and `\`) each to itself, any other
 #: byte to another: an id is the same translated exactly when it holds only these (translate with a
 #: table of bytes to delete builds a table of 256 first, each time)
@@ -408,9 +494,14 @@ _ID_TABLE = bytes(byte if 0x20 <= byte < 0x7F and byte not in b'"\\' else byte ^
 #: answers' rests (what follows the id) -> (the members they hold, their task states): at most 512
 #: and about 2 MB of rests, each at most 16 KB (a bigger body is parsed every time)
 _ANSWERS: dict[bytes, tuple[dict, tuple[tuple[str, str], ...]]] = {}
+#: rests' prefixes up to their artifacts -> ``_by_prefix``'s facts of them (the member they open, its
+#: object so far, their states, the brackets they open), held and bounded with ``_ANSWERS``
+_PREFIXES: dict[bytes, tuple[str, dict, tuple[tuple[str, str], ...], int]] = {}
+#: members that show no state (those of ``_NOT_TASKS`` but a status)
+_STATELESS = _NOT_TASKS - {"status"}
 _answers_held = 0
 _HELD_REST_BYTES = 1 << 14
-#: the hashes of rests seen once, the last 1024 or fewer
+#: the hashes of rests and prefixes seen once, the last 1024 or fewer
 _SEEN_ONCE: set[int] = set()
 
 
