@@ -7,25 +7,7 @@ from functools import lru_cache
 
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
-
-
-def interface_memo(call, session) -> tuple[tuple, object]:
-    """What the interface rules below read, for a call with no error and no notes: of the call, how
-    it is addressed and spelled (and, where the card requires credentials, whether it carries
-    them); of the session, the held card (by identity: the anchor) and the fronts it knows (how
-    many: they are only ever added), which decide the interfaces the call went to. The engine
-    keeps the keys by the call's plan, whose calls share their operation and kind (and have no
-    error): the key leaves those out. Equal keys, equal findings: once these rules found nothing
-    for a key, the engine skips them for it (tests/test_rule_memo.py holds each rule to it)."""
-    held = session.held_card(call)
-    if held is None:
-        card = credentials = None
-    else:  # the card's requirements read where pydantic keeps them (most cards have none)
-        card = held.card
-        credentials = (_has_credentials(call, card) if card.__dict__["security_requirements"] and card.requires_auth
-                       else None)
-    return (id(card), len(session.fronts), call.agent, call.path, call.binding, call.base_path, call.tenant,
-            call.rpc_method, call.spelled_version, call.version_header, credentials), card
+from a2a_capture.analyze.rules.memos import has_credentials, interface_memo
 
 
 def _matching_interfaces(call, session, loosely: bool = False):
@@ -237,18 +219,6 @@ def tenant_not_echoed(call, session):
         return
 
 
-def _has_credentials(call, card) -> bool:
-    if call.header("authorization") or call.header("cookie"):
-        return True
-    for scheme in card.security_schemes:
-        if scheme.kind == "apiKey" and scheme.parameter:
-            if scheme.location == "query" and scheme.parameter in call.query:
-                return True
-            if scheme.location in (None, "header") and call.header(scheme.parameter):
-                return True
-    return False
-
-
 @rule(
     id="auth-missing",
     on=("a2a",),
@@ -269,7 +239,7 @@ def auth_missing(call, session):
     held = session.held_card(call)
     if not call.is_a2a or held is None or not held.card.requires_auth:
         return
-    if _has_credentials(call, held.card):
+    if has_credentials(call, held.card):
         return
     answer = f"; the agent answered {call.status} {call.error.name}" if call.error and call.status else ""
     schemes = ", ".join(sorted({name for requirement in held.card.security_requirements for name in requirement}))
@@ -307,6 +277,7 @@ The card lists the media types the agent accepts (`defaultInputModes`, and per s
 `inputModes`). A part of any other type is refused with ContentTypeNotSupportedError (-32005).
 Cards of 0.1 wrote kinds of part instead (`text`), which cover their media types (`text/*`).""",
     example="a part with mediaType image/png to an agent whose input modes are text/plain only",
+    memo=interface_memo,
     fix="Send only media types the card lists, or convert the content first.",
     lenient="this agent took a media type its card does not list; an agent that follows its card refuses it",
     fails_as=spec.REFUSED_INPUT,
