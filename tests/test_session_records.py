@@ -92,3 +92,11 @@ def test_a_seen_record_starts_with_its_place():
     from a2a_capture.analyze.session import Seen
 
     assert Seen._fields[:3] == ("file", "label", "line")
+
+
+def test_poll_terminal_reads_a_sighting_by_index():
+    """poll-terminal reads a task's sighting's exchange, and that exchange's operation and view, by index."""
+    from a2a_capture.analyze.session import Seen, TaskSeen
+
+    assert TaskSeen._fields.index("call") == 1
+    assert (Seen._fields.index("operation"), Seen._fields.index("view")) == (4, 10)

@@ -476,7 +476,7 @@ class Session:
                 polls = on_task.agents[agent] = Polls()
             on_task.count += 1
             polls.count += 1
-            polls.last = polls.views[record.view] = record
+            polls.last = polls.views[view] = record  # record.view
         elif operation == "SendMessage" and task:
             configuration = call.params.get("configuration")
             self.sends[(task, agent)] = _new_seen(Send, (record, isinstance(configuration, dict) and configuration.get(
@@ -485,7 +485,7 @@ class Session:
             self.list_pages[(agent, _list_filters(call))] = (record, call.last_page)
         elif operation == "SubscribeToTask" and status == 405:
             self.refused_verbs[(agent, call.method)] = record
-        elif kind == "card" and record.ok and call.path.endswith(spec.CARD_PATH):
+        elif kind == "card" and ok and call.path.endswith(spec.CARD_PATH):  # record.ok
             self.right_path_cards[agent] = record
         if call.message_id and operation in ("SendMessage", "SendStreamingMessage"):
             self.sent_messages.setdefault((self.agent_key(call), call.message_id), record)

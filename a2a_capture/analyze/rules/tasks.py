@@ -113,10 +113,12 @@ def poll_terminal(call, session):
     ended = session.ended(call.task_id)
     if ended is None:
         return
-    earlier, view = ended.call, call.params.get("historyLength")
+    # the sighting's exchange, its operation and view read by index (``ended.call``, ``earlier.operation``,
+    # ``earlier.view``): a named tuple's field is a descriptor that each read looks up
+    earlier, view = ended[1], call.params.get("historyLength")
     if view is not None:  # most polls name none: view_of(call) without its frame
         view = view_of(call)
-    if earlier.operation == "GetTask" and earlier.view != view:
+    if earlier[4] == "GetTask" and earlier[10] != view:
         return  # a different view of the task (history length), not a poll
     later = session.last_poll(call.task_id, call.agent, view)
     related = [earlier] if later is None or later is earlier else [earlier, later]
