@@ -12,7 +12,7 @@ import pytest
 from a2a_capture.a2a.decode import A2A_KINDS, decode
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.findings import RULES, Finding
-from a2a_capture.analyze.session import Session, card_url, seen, view_of
+from a2a_capture.analyze.session import Session, _fetch_url, card_url, seen, view_of
 from a2a_capture.sources import exchanges
 from tests.builders import block, http_request, http_response, write
 
@@ -36,6 +36,8 @@ def _read_alike(paths) -> set:
             assert session.last_a2a_calls[call.agent][0] == record
         if call.kind == "card" and call.card is not None and call.agent:  # a card held: by this fetch
             assert session.card_urls[card_url(call)].fetch == record
+        for held in session.card_urls.values():  # where each held card came from, as agent_key names its agent
+            assert held.url == _fetch_url(held.fetch, held.extended)
         assert record.ok is call.ok
         assert record.answered is (call.status is not None)
         assert (call.kind in A2A_KINDS) is call.is_a2a

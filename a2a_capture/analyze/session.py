@@ -100,6 +100,9 @@ class HeldCard:
     #: an extended card's fetch's Authorization: an extended card is per principal (None for a public card,
     #: the same for all: card-refetch reads it of an extended card only)
     credentials: str | None = None
+    #: where it was fetched from (``card_url``: its fetch's ``_fetch_url``): the agent a call under it went to
+    #: (``Session.agent_key``)
+    url: str = field(default="", repr=False, compare=False)
     #: how many fronts the session knew when it was held: the origins its interfaces are indexed under
     fronts: int = field(default=0, repr=False, compare=False)
     #: the session's ``_order`` when it was last found alone where its card's interfaces are indexed
@@ -378,7 +381,7 @@ class Session:
         """Which agent a call went to: its card's URL where the client held one (a host may serve
         several agents), else its origin."""
         held = self.held_card(call)
-        return _fetch_url(held.fetch, held.extended) if held is not None else call.agent
+        return held.url if held is not None else call.agent  # _fetch_url(held.fetch, held.extended)
 
     def task(self, task_id: str | None) -> TaskSeen | None:
         """The latest state the client had seen the task in."""
@@ -522,7 +525,7 @@ class Session:
         fetched = (card, record, answer.get("etag"), answer.get("last-modified"),
                    int(match.group(1)) if match else None, "no-cache" in cache_control or "no-store" in cache_control,
                    extended, tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
-                   asked_with(call).get("authorization") if extended else None, len(self.fronts))
+                   asked_with(call).get("authorization") if extended else None, key, len(self.fronts))
         previous = self.card_urls.get(key)
         if previous is not None and self._refreshed(previous, fetched, call.agent):
             HeldCard.__init__(previous, *fetched, self._order)
