@@ -103,6 +103,9 @@ class HeldCard:
     #: where it was fetched from (``card_url``: its fetch's ``_fetch_url``): the agent a call under it went to
     #: (``Session.agent_key``)
     url: str = field(default="", repr=False, compare=False)
+    #: the first values of the headers of the answer it was held by (``Session._hold``): a refetch answered by
+    #: the very same (decode hands over a known head's) says what it said of caching
+    answer: dict[str, str] | None = field(default=None, repr=False, compare=False)
     #: how many fronts the session knew when it was held: the origins its interfaces are indexed under
     fronts: int = field(default=0, repr=False, compare=False)
     #: the session's ``_order`` when it was last found alone where its card's interfaces are indexed
@@ -517,6 +520,16 @@ class Session:
         """Hold ``card`` as fetched by ``call`` from ``key`` (its ``card_url``)."""
         firsts = call.first_values  # decode's, where it worked them out
         answer = firsts[1] if firsts is not None else _first_values(call.response_headers, _CACHING_HEADERS)
+        previous = self.card_urls.get(key)
+        if (previous is not None and previous.answer is answer and previous.card is card and not extended
+                and previous.alone == self._order and previous.fronts == len(self.fronts)
+                and self.cards.get(call.agent) is previous):
+            # a refetch of the card held, alone (so refreshed in place before: no Vary), by the same head: what
+            # ``_refreshed`` and HeldCard's __init__ below make of it, every field but the fetch the same; and it is
+            # the card held by its content already (the agent's latest ever since it was held, and each was held so)
+            # (tests/test_cards_held.py holds it to them)
+            previous.fetch = record
+            return
         cache_control = (answer.get("cache-control") or "").lower()
         match = _MAX_AGE.search(cache_control) if cache_control else None
         vary = answer.get("vary")
@@ -525,8 +538,7 @@ class Session:
         fetched = (card, record, answer.get("etag"), answer.get("last-modified"),
                    int(match.group(1)) if match else None, "no-cache" in cache_control or "no-store" in cache_control,
                    extended, tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
-                   asked_with(call).get("authorization") if extended else None, key, len(self.fronts))
-        previous = self.card_urls.get(key)
+                   asked_with(call).get("authorization") if extended else None, key, answer, len(self.fronts))
         if previous is not None and self._refreshed(previous, fetched, call.agent):
             HeldCard.__init__(previous, *fetched, self._order)
             self.same_cards[(call.agent, card.fingerprint)] = previous
