@@ -270,7 +270,7 @@ def _maker(cls: type[M]) -> Callable[[dict], M]:
     fields, plain = _fields(cls), _plain(cls)
 
     def make(values: dict) -> M:
-        model = _new(plain)  # pydantic's own slots set by plain stores (each a call of its setter otherwise)
+        model = plain()  # pydantic's own slots set by plain stores (each a call of its setter otherwise)
         model.__dict__ = values
         model.__pydantic_fields_set__ = fields
         model.__pydantic_extra__ = None
@@ -283,11 +283,13 @@ def _maker(cls: type[M]) -> Callable[[dict], M]:
 def _plain(cls: type[M]) -> type[M]:
     """A twin of ``cls`` for ``maker`` to make its models as: the same layout (no slots of its own), but
     attributes stored as ``object.__setattr__`` stores them (pydantic's ``__setattr__`` and ``__delattr__``
-    make any store a call). Made by ``type.__new__`` alone, without pydantic's class set-up (it is never
-    validated, shown or used but for the time a model is made), so a model's class can be set to ``cls``."""
+    make any store a call) and made by a call of the class without pydantic's ``__init__`` (``object.__new__``
+    called as a function makes and slices a tuple of its arguments). Made by ``type.__new__`` alone, without
+    pydantic's class set-up (it is never validated, shown or used but for the time a model is made), so a
+    model's class can be set to ``cls``."""
     return type.__new__(type(cls), f"_Plain{cls.__name__}", (cls,), {
         "__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__,
-        "__module__": __name__, "__qualname__": f"_Plain{cls.__name__}"})
+        "__init__": object.__init__, "__module__": __name__, "__qualname__": f"_Plain{cls.__name__}"})
 
 
 def _fields(cls: type) -> set[str]:
@@ -303,7 +305,6 @@ def _fields(cls: type) -> set[str]:
 _FIELDS: dict[type, set[str]] = {}
 #: ``maker(cls)`` for each class
 _MAKERS: dict[type, Callable[[dict], BaseModel]] = {}
-_new = object.__new__
 
 
 def format_time(moment: datetime | float) -> str:
