@@ -277,15 +277,12 @@ class Analyzer:
         tally, wasted, fragile = self._tally, False, False
         for finding in found:
             values = finding.__dict__  # where pydantic keeps the fields: its ``__getattr__`` makes each attribute slow
-            outcome = values["outcome"]
-            counts = tally.get(values["rule"])  # by rule, then outcome: keys of one string each, their hash kept
-            if counts is None:
-                counts = tally[values["rule"]] = {}
-            count = counts.get(outcome)
-            if count is None:  # first found
-                self._tallied.append((values["rule"], values["severity"], outcome))
-                count = 0
-            counts[outcome] = count + 1
+            rule, outcome = values["rule"], values["outcome"]
+            try:  # by rule, then outcome: keys of one string each, their hash kept; indexed, without get's calls
+                tally[rule][outcome] += 1
+            except KeyError:  # first found
+                self._tallied.append((rule, values["severity"], outcome))
+                tally.setdefault(rule, {})[outcome] = 1
             if outcome == "wasted":  # a finding is wasted when its outcome is
                 wasted = True
             elif outcome == "fragile":

@@ -19,24 +19,34 @@ _LOW = _BLOCK - 1
 class Places:
     """Exchanges by (file, webhook or not, number); ``count``: how many were added."""
 
-    __slots__ = ("_files",)
+    __slots__ = ("_block", "_file", "_files", "_start", "_webhook")
 
     def __init__(self) -> None:
         #: each file's blocks by key: the block's number twice, plus one for webhooks' (an int: no key tuple to
         #: make, hash and compare for each place); a block holds 1 for each number added, 0 for the others
         self._files: dict[str, dict[int, bytearray]] = {}
+        #: the block added to last, and the place of its first number: a session's calls come in order, so the
+        #: next is most often in it, found by a subtraction and two comparisons (the file is held, so ``is``
+        #: cannot meet another in its place)
+        self._file: str | None = None
+        self._webhook, self._start, self._block = False, 0, bytearray(0)
 
     def add(self, file: str, webhook: bool, number: int) -> bool:
         """Add a place; False when it was already there."""
-        key = (number >> _BLOCK_BITS) * 2 + webhook
-        try:  # the file's and the block's dicts indexed, without a method's call: a block is new once in 4,096
-            block = self._files[file][key]
-        except KeyError:
-            block = self._files.setdefault(file, {}).setdefault(key, bytearray(_BLOCK))
-        low = number & _LOW
-        if block[low]:
+        offset = number - self._start
+        if 0 <= offset < _BLOCK and file is self._file and webhook is self._webhook:
+            block = self._block
+        else:
+            key = (number >> _BLOCK_BITS) * 2 + webhook
+            try:  # the file's and the block's dicts indexed, without a method's call: a block is new once in 4,096
+                block = self._files[file][key]
+            except KeyError:
+                block = self._files.setdefault(file, {}).setdefault(key, bytearray(_BLOCK))
+            self._file, self._webhook, self._start, self._block = file, webhook, number & ~_LOW, block
+            offset = number & _LOW
+        if block[offset]:
             return False
-        block[low] = 1
+        block[offset] = 1
         return True
 
     def __contains__(self, place: tuple[str, bool, int]) -> bool:
