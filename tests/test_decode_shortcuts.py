@@ -487,7 +487,8 @@ _HEADS = [b'{"jsonrpc": "2.0", "id": "ID", ', b'{"jsonrpc":"2.0","id":"ID",', b'
           b'{"jsonrpc":"2.0","id":"ID", ', b'{"jsonrpc": "2.0", "id": ID, ', b'{"jsonrpc": "2.0",  "id": "ID", ',
           b'{"jsonrpc": "2.0", "id": "ID",  ']
 _IDS = [b"ID", b"a", b"b", b"", b"320094ea-d7a9-4ded-9749-1e2370c6a5b8", b"a\\u0041", b'a\\"b', b"a\\\\",
-        b"tab\there", b"caf\xc3\xa9", b"\xff", b'x", "y', b"7", b"{[", b"x" * 200]
+        b"tab\there", b"caf\xc3\xa9", b"\xff", b'x", "y', b"7", b"{[", b"x" * 200,
+        b'x", "y' + b"z" * 30, b'x","y' + b"z" * 31]  # an id ending where a UUID's would, after a shorter one
 
 
 def _parsed(body: bytes) -> tuple[str, list]:

@@ -292,7 +292,16 @@ _TEMPLATES: dict[tuple, dict] = {}
 def _plain_rpc(request: dict, response: dict, answer: Response, template: dict, streamed: bool) -> dict | None:
     """``_decode_plain``'s values of a JSON-RPC call (None when the POST is no JSON-RPC call), from
     ``template`` (its head's facts: ``_head``)."""
-    body = _json(request["body"])[0]  # an object: it was JSON (``request_json_error`` stays False)
+    # an object: it was JSON (``request_json_error`` stays False); a short body (most) parsed as
+    # ``_json`` parses it, without its call
+    raw = request["body"]
+    if 0 < len(raw) < _SHORT_BODY:
+        try:
+            body = _loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            body = _json_checked(raw)[0]
+    else:
+        body = _json(raw)[0]
     if not isinstance(body, dict) or ("jsonrpc" not in body and ("method" not in body or "params" not in body)):
         return None
     method = body.get("method")
@@ -354,11 +363,14 @@ def _answer(body: bytes) -> tuple[Any, list[tuple[str, str]]]:
     # member after the id
     if body.startswith(_SPACED):
         start = len(_SPACED)
-        end = body.find(b'", "', start, 160)
+        # where the id ends: after a UUID's 36 characters (the usual id), looked at first (a find parses
+        # its arguments: it costs several times what a slice compared does); where a shorter id ends
+        # there, the one taken holds a `"` (read whole, below)
+        end = start + 36 if body[start + 36:start + 40] == b'", "' else body.find(b'", "', start, 160)
         rest = body[end + 3:] if end > 0 else None
     elif body.startswith(_COMPACT):
         start = len(_COMPACT)
-        end = body.find(b'","', start, 160)
+        end = start + 36 if body[start + 36:start + 39] == b'","' else body.find(b'","', start, 160)
         rest = body[end + 2:] if end > 0 else None
     else:
         rest = None
@@ -372,8 +384,8 @@ def _answer(body: bytes) -> tuple[Any, list[tuple[str, str]]]:
         return answered, task_states(answered)
     if held is not None:
         return {"jsonrpc": "2.0", "id": text.decode(), **held[0]}, list(held[1])
-    split = rest.find(_ARTIFACTS)
-    read = _by_prefix(rest, split) if split > 0 else None
+    prefix, named, after = rest.partition(_ARTIFACTS)  # a method of one argument: none of find's parsing
+    read = _by_prefix(prefix, after) if named and prefix else None
     if read is None:
         answered = _json(body)[0]
         states = task_states(answered)
@@ -385,7 +397,9 @@ def _answer(body: bytes) -> tuple[Any, list[tuple[str, str]]]:
     if key in _SEEN_ONCE:
         _hold(rest, members, states)
     else:
-        _seen(key)
+        if len(_SEEN_ONCE) >= 1024:
+            _SEEN_ONCE.clear()
+        _SEEN_ONCE.add(key)
     return answered, states
 
 
@@ -423,9 +437,9 @@ def _room() -> None:
         _answers_held = 0
 
 
-def _by_prefix(rest: bytes, split: int) -> tuple[dict, list[tuple[str, str]]] | None:
+def _by_prefix(prefix: bytes, after: bytes) -> tuple[dict, list[tuple[str, str]]] | None:
     """The members of an answer's rest (after the id) and the states they show, read in two parts:
-    the prefix before the name of its artifacts (at ``split``), held, and the tail from there,
+    the prefix before the name of its artifacts, held, and the tail from that name (``after`` it),
     parsed; None where the rest is not read so (the body is parsed whole).
 
     A task polled while it works answers with the same prefix, and more artifacts each time. The
@@ -439,7 +453,6 @@ def _by_prefix(rest: bytes, split: int) -> tuple[dict, list[tuple[str, str]]] | 
     state (``_NOT_TASKS``): a tail of only such members shows none. Only a body whose brackets pass
     ``_json``'s quick count is read so: one past it is parsed whole, as ``_json`` parses it.
     """
-    prefix = rest[:split]
     held = _PREFIXES.get(prefix)
     if held is None:
         key = hash(prefix)  # found already by the lookup
@@ -450,12 +463,11 @@ def _by_prefix(rest: bytes, split: int) -> tuple[dict, list[tuple[str, str]]] | 
         if held is None:
             return None
     name, before, states, opened = held
-    tail = rest[split:]
-    if opened + len(tail) - len(tail.replace(b"{", b"", _PAST_LIMIT).replace(b"[", b"", _PAST_LIMIT)) > (
-            nesting.MAX_DEPTH) or tail[-1:] != b"}":
+    if opened + len(after) - len(after.replace(b"{", b"", _PAST_LIMIT).replace(b"[", b"", _PAST_LIMIT)) > (
+            nesting.MAX_DEPTH) or after[-1:] != b"}":
         return None
     try:
-        members = _loads(b"{" + tail[:-1])
+        members = _loads(_TAIL + after[:-1])
     except (ValueError, UnicodeDecodeError):
         return None  # what orjson does not read (json may): parsed whole
     stateless = members.keys() <= _STATELESS
@@ -485,6 +497,7 @@ def _hold_prefix(prefix: bytes) -> tuple[str, dict, tuple[tuple[str, str], ...],
 
 _SPACED, _COMPACT = b'{"jsonrpc": "2.0", "id": "', b'{"jsonrpc":"2.0","id":"'
 _ARTIFACTS = b'"artifacts":'
+_TAIL = b"{" + _ARTIFACTS
 #: the bytes an id may hold as they are (printable ASCII but `"` and `\`) each to itself, any other
 #: byte to another: an id is the same translated exactly when it holds only these (translate with a
 #: table of bytes to delete builds a table of 256 first, each time)
@@ -1166,7 +1179,7 @@ def _json(body: bytes | str) -> tuple[Any, bool]:
     # brackets that open are counted by what deleting them takes away: a delete finds them by
     # memchr, a few times quicker than a pass over every byte (translate, count); at most one past
     # the limit of each, the sum is past the limit exactly when their count is
-    if size < _LARGE_BODY and (size < 2 * (nesting.MAX_DEPTH + 1) or size - len(
+    if size < _LARGE_BODY and (size < _SHORT_BODY or size - len(
             body.replace("{", "", _PAST_LIMIT).replace("[", "", _PAST_LIMIT) if isinstance(body, str)
             else body.replace(b"{", b"", _PAST_LIMIT).replace(b"[", b"", _PAST_LIMIT)) <= nesting.MAX_DEPTH):
         try:
@@ -1198,6 +1211,8 @@ def _json_checked(body: bytes | str) -> tuple[Any, bool]:
 
 _LARGE_BODY = 1 << 20
 _PAST_LIMIT = nesting.MAX_DEPTH + 1
+#: a body too short to nest past the limit and close what it opens
+_SHORT_BODY = 2 * _PAST_LIMIT
 
 try:  # the `fast` extra: several times quicker on the bodies an analysis reads
     from orjson import loads as _loads
