@@ -20,7 +20,7 @@ from a2a_capture.a2a import grpc, spec
 from a2a_capture.a2a.cards import Card, parse_card
 from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.grpc import is_grpc_type as grpc_type
-from a2a_capture.capture.http11 import _FIRSTS, first_values
+from a2a_capture.capture.http11 import first_values
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Response
 
 #: the recorder's note on an HTTPS exchange (docs/capture-format.md)
@@ -214,12 +214,7 @@ def _decode_plain(exchange: Exchange, file: str) -> Call | None:
     tls = next((match.group(1).lower() for note in notes if (match := _TLS_NOTE.match(note))),
                None) if notes else None
     meta = fields["meta"].__dict__
-    # ``first_values`` of each, inline (twice an exchange): a known head's, worked out by the reader and
-    # handed over with the very headers they are for
-    held, answer_held = request.get(_FIRSTS), response.get(_FIRSTS)
-    sent = held[1] if held is not None and held[0] is request["headers"] else first_values(request)
-    got = answer_held[1] if answer_held is not None and answer_held[0] is response["headers"] else first_values(
-        response)
+    sent, got = first_values(request), first_values(response)  # a known head's, worked out by the reader
     target, server = request["target"], meta["server"]
     # what the heads, target, server and TLS note say: the same for every exchange of a known head pair
     key = (id(sent), id(got), verb, target, server, tls)
@@ -397,9 +392,7 @@ def _answer(body: bytes) -> tuple[Any, list[tuple[str, str]]]:
     if key in _SEEN_ONCE:
         _hold(rest, members, states)
     else:
-        if len(_SEEN_ONCE) >= 1024:
-            _SEEN_ONCE.clear()
-        _SEEN_ONCE.add(key)
+        _seen(key)
     return answered, states
 
 

@@ -201,8 +201,7 @@ class CaptureReader:
         # head of a known shape, each body framed by its length then a blank line (or no request body at all), the next
         # block's usual start right after; any other block the quick way (``_common_block``), else the
         # general way. Nothing is consumed until the block is taken, so any step may leave it to the others.
-        usual_start, seen_requests, requests, responses = (_USUAL_START.match, http11.seen_requests, _KNOWN_REQUESTS,
-                                                           _KNOWN_RESPONSES)
+        usual_start, responses = _USUAL_START.match, _KNOWN_RESPONSES
         usual = None  # the usual start of the block at the position, matched where the block before ended
         while source.pos < len(source.buf) or source.fill():
             buf = source.buf
@@ -212,20 +211,9 @@ class CaptureReader:
                 at = usual.end()
                 if (stop := buf.find(b"\n\n", at)) <= at:
                     break  # the head goes on past the buffer
-                # the request head, as _common_block finds it: seen whole before (a client repeats its calls), or of
-                # a known shape
-                if (seen := seen_requests.get(head := buf[at:stop])) is not None:
-                    request_known, request_values = seen
-                    if request_values:  # a template's head, come again: from now on its headers and length are made
-                        request_known, request_values = request_known.whole(head, request_values), ()
-                        http11.seen_head(head, request_known, request_values)
-                elif (found := requests.pattern.match(buf, at)) is not None:  # as requests.match, without its call
-                    request_known, request_values = requests.found[found.lastindex]
-                    request_values = found.groups()[request_values]
-                    if request_known.repeats:  # the call may come again: then its head is found whole
-                        http11.seen_head(head, request_known, request_values)
-                else:
+                if (found := _request_head(buf, at, stop)) is None:
                     break
+                request_known, request_values = found
                 at = stop + 2
                 # the line ends of the header and the pragmas, and the request head's with its blank line
                 lines = 5 + request_known.lines
@@ -374,21 +362,10 @@ class CaptureReader:
             times, notes, meta, framing = preamble.times, preamble.notes, preamble.meta, preamble.framing
             request_framing, response_framing = framing.get("request-body"), framing.get("response-body")
             lines = None  # the block's lines are counted at its end
-        # the request: a head seen whole before (a client repeats its calls), of a known shape, or another
+        # the request: a head seen whole before or of a known shape, or another
         stop = buf.find(b"\n\n", at)
-        head = buf[at:stop] if stop > at else None
-        if (seen := http11.seen_requests.get(head)) is not None:
-            (known, values), at = seen, stop + 2
-            if values:  # a template's head, come again: from now on its headers and length are made
-                known, values = known.whole(head, values), ()
-                http11.seen_head(head, known, values)
-        elif (found := _KNOWN_REQUESTS.match(buf, at)) is not None:  # a head ends at its first blank line
-            known, values, at = found
-            if known.repeats:  # the call may come again: then its head is found whole
-                http11.seen_head(head, known, values)
-        else:
-            known = None
-        if known is not None:
+        if stop > at and (found := _request_head(buf, at, stop)) is not None:
+            (known, values), at = found, stop + 2
             length = known.length if known.length_slot is None else int(values[known.length_slot])  # length_of
             end = -1 if length is None or request_framing is not None else at + length
             if end >= 0 and buf[end:end + 2] == b"\n\n":  # the usual body, as _body takes it, without a call
@@ -847,6 +824,25 @@ _EXCHANGE_FIELDS = {"number": 0, "title": "", "webhook": False, "notes": None, "
                     "response": None, "late_stream": None, "late_body": b"", "late_event_notes": None,
                     "trailing_notes": None, "meta": None, "line": None, "flow": None}
 _KNOWN_REQUESTS, _KNOWN_RESPONSES = http11.known_heads[b"request"], http11.known_heads[b"response"]
+
+
+def _request_head(buf: bytes, at: int, stop: int) -> tuple[http11.Known, tuple[bytes, ...]] | None:
+    """The known head and volatile values of the request head at ``at`` (up to ``stop``, its first blank line:
+    its body starts after it), as both quick ways read it: a head seen whole before (a client repeats its
+    calls) or one of a known shape; None for any other."""
+    head = buf[at:stop]
+    if (seen := http11.seen_requests.get(head)) is not None:
+        known, values = seen
+        if values:  # a template's head, come again: from now on its headers and length are made
+            known, values = known.whole(head, values), ()
+            http11.seen_head(head, known, values)
+        return known, values
+    if (found := _KNOWN_REQUESTS.match(buf, at)) is None:  # a known head ends at its first blank line
+        return None
+    known, values, _ = found
+    if known.repeats:  # the call may come again: then its head is found whole
+        http11.seen_head(head, known, values)
+    return known, values
 
 
 def _block_exchange(number: bytes, title: bytes | None, webhook: bytes | None, notes: list[str], request: Request,
