@@ -10,6 +10,7 @@ from a2a_capture.cli import (  # noqa: F401  (registers)
     rules,
     show,
     tidy,
+    view,
 )
 from a2a_capture.cli.base import USAGE_ERROR, main
 

@@ -38,9 +38,13 @@ from a2a_capture.cli.types import FAIL_ON, LISTEN, URL, HostPort, Named
               help="With a COMMAND: let a recording with no exchange pass.")
 @click.option("--live/--no-live", default=False,
               help="Analyze as you record: print each finding on stderr as soon as its exchange is written.")
+@click.option("--view", "view_at", is_flag=False, flag_value="127.0.0.1:8765", default=None,
+              type=HostPort(free_port=True), metavar="[HOST:PORT]",
+              help="Serve the live view of the session while recording (see `a2a-capture view`): each exchange "
+                   "appears as it is written, its findings as they are known; default address 127.0.0.1:8765.")
 @click.argument("client_command", nargs=-1, metavar="[-- COMMAND ARGS...]", type=click.UNPROCESSED)
 def record_command(agents, listens, proxy, output, redact, rewrite_cards, upstream_trust, upstream_insecure,
-                   check, fail_on, allow_empty, live, client_command):
+                   check, fail_on, allow_empty, live, view_at, client_command):
     """Record live A2A traffic through mitmdump into a capture file.
 
     \b
@@ -65,9 +69,15 @@ def record_command(agents, listens, proxy, output, redact, rewrite_cards, upstre
     if not client_command:
         if check or fail_on or allow_empty:
             raise click.UsageError("--check, --fail-on and --allow-empty go with a command: record ... -- COMMAND")
+        watchers = []
+        if view_at is not None:
+            watchers.append(_serve_view(output, view_at, redact))
         runner.run(output, pairs, proxy, live=(lambda text: click.echo(text, err=True)) if live else None,
-                   **options)
+                   watchers=watchers, **options)
         return
+    if view_at is not None:
+        raise click.UsageError("--view goes with an interactive recording (no COMMAND); open `a2a-capture view` "
+                               "on the capture afterwards")
     if live:
         raise click.UsageError("--live goes with an interactive recording; with a COMMAND, use --check")
     status, written = runner.run_command(list(client_command), output, pairs, proxy, **options)
@@ -77,6 +87,21 @@ def record_command(agents, listens, proxy, output, redact, rewrite_cards, upstre
         sys.exit(USAGE_ERROR)  # the warning said why; a CI step must not pass on nothing
     if check or fail_on:
         sys.exit(_analyze(output, fail_on or "warning", allow_empty))
+
+
+def _serve_view(output: str, listen, redact: bool):
+    """The live view of ``output``, served from a thread; what the recorder's loop polls."""
+    from a2a_capture.analyze import config as settings
+    from a2a_capture.record.runner import check_output
+    from a2a_capture.view.server import View
+
+    check_output(output)
+    view = View([output], listen.host, listen.port, redact=redact, config=settings.load())
+    view.bind()
+    tail = view.tail()
+    view.serve_in_thread()
+    click.echo(f"live view: open {view.url}", err=True)
+    return tail
 
 
 def _analyze(output: str, fail_on: str, allow_empty: bool) -> int:

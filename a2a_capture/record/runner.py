@@ -224,10 +224,12 @@ def _live(output: str, echo):
 
 
 def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, echo=print,
-        warn=print, live=None, **options) -> int:
+        warn=print, live=None, watchers=(), **options) -> int:
     """Record until Ctrl-C or SIGTERM; returns how many exchanges were written.
 
-    ``live``: where to print each finding as its exchange is written (`record --live`)."""
+    ``live``: where to print each finding as its exchange is written (`record --live`).
+    ``watchers``: more readers of the growing capture (`record --view`), each asked to ``poll()``
+    what was appended at every look, and ``poll(final=True)`` once recording stopped."""
     stop = {"signal": None}
 
     def forward(signum, frame):
@@ -239,6 +241,7 @@ def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None,
         if live is not None:  # watch from before the first exchange, which may come the moment it listens
             check_output(output)
             watch = _live(output, live)
+        looking = [w for w in (watch, *watchers) if w is not None]
         recording = start(output, agents, proxy, **options)
         try:
             for upstream, listener in agents:
@@ -248,15 +251,15 @@ def run(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None,
             echo(f"writing to {output}; stop with Ctrl-C")
             while recording.process.poll() is None and stop["signal"] is None:
                 time.sleep(0.1)
-                if watch is not None:
-                    watch.poll()
+                for watcher in looking:
+                    watcher.poll()
         finally:
             recording.stop()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if watch is not None:
-        watch.poll(final=True)  # what mitmdump finished writing as it stopped
+    for watcher in looking:
+        watcher.poll(final=True)  # what mitmdump finished writing as it stopped
     return _finish(recording, echo, warn)
 
 
