@@ -296,19 +296,8 @@ def _unfinished(request_complete: bool, response) -> str:
 
 
 def _redact_body(redactor: Redactor, headers: list[tuple[str, str]], body: bytes, notes: list[str]):
-    """Redact a body; a compressed one is decoded first, and kept decoded if a secret was in it."""
-    encoding = next((value for name, value in headers if name.lower() == "content-encoding"), None)
-    if not encoding:
-        body, removed = redactor.body(body, _content_type(headers))
-        return headers, body, removed
-    decoded = decode_content(body, encoding)
-    if decoded is body:
-        return headers, body, []
-    cleaned, removed = redactor.body(decoded, _content_type(headers))
-    if not removed:
-        return headers, body, []
-    notes.append(f"a2a-capture decoded this {encoding} body to redact it; it is written uncompressed")
-    return [(n, v) for n, v in headers if n.lower() != "content-encoding"], cleaned, removed
+    """Redact a body by the policy (a compressed one decoded first: redact.Redactor.message)."""
+    return redactor.message(headers, body, notes)
 
 
 def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start: float, notes: list[str]):

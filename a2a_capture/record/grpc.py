@@ -1,16 +1,16 @@
 """What the recorder does for gRPC calls: message arrival times and redaction inside protobuf.
 
 A gRPC body is length-prefixed protobuf, so the JSON redaction cannot see a push config's
-token in it. Here each message is read with the A2A types, secret string fields (the names
-the JSON redaction uses: `token`, `credentials`, …) are replaced by the same markers, and
-the message is written again. A message that cannot be read is kept as it came.
+token in it. Here each message is read with the A2A types, secret string fields (by the
+policy's names: `token`, `credentials`, …, and any string by the policy's shapes) are replaced
+by the same markers, and the message is written again. A message that cannot be read is kept as it came.
 """
 
 from __future__ import annotations
 
 from a2a_capture.a2a.grpc import message_type
 from a2a_capture.capture import grpc as layout
-from a2a_capture.record.redact import SECRET_JSON_KEYS, Redactor
+from a2a_capture.record.redact import Redactor
 
 
 def is_grpc(headers: list[tuple[str, str]]) -> bool:
@@ -30,7 +30,7 @@ def redact(redactor: Redactor, target: str, direction: str, body: bytes) -> tupl
     """The body with secret fields of its messages replaced by markers, and what was removed."""
     frames = layout.split_frames(body)
     descriptor = message_type(target, direction) if frames else None
-    if descriptor is None or not any(key.encode() in body for key in SECRET_JSON_KEYS):
+    if descriptor is None:
         return body, []
     from google.protobuf import message_factory
     from google.protobuf.message import DecodeError
@@ -60,14 +60,33 @@ def _redact_fields(redactor: Redactor, message, path: str, depth: int = 0):
     for field, value in message.ListFields():
         where = f"{path}.{field.json_name}"
         if field.message_type is None:
-            secret = field.json_name in SECRET_JSON_KEYS or field.name in SECRET_JSON_KEYS
-            if secret and isinstance(value, str) and value and not value.startswith("[redacted"):
-                setattr(message, field.name, redactor.marker(field.json_name, value))
+            if not isinstance(value, str) or not value or value.startswith("[redacted"):
+                continue
+            if redactor.policy.secret_name(field.json_name):
+                setattr(message, field.name, redactor.value(field.json_name, value))
                 yield where
+            else:
+                cleaned, kinds = redactor.text(value)
+                if kinds:
+                    setattr(message, field.name, cleaned)
+                    yield where
+        elif field.message_type.full_name == "google.protobuf.Struct" and not field.is_repeated:
+            yield from _redact_struct(redactor, value, where)  # metadata: free-form JSON, read as JSON is
         elif field.message_type.GetOptions().map_entry:
-            continue  # free-form metadata; the A2A types keep credentials in named fields
+            continue  # a map of plain values; the A2A types keep credentials in named fields
         elif field.is_repeated:
             for item in value:
                 yield from _redact_fields(redactor, item, f"{where}[]", depth + 1)
         else:
             yield from _redact_fields(redactor, value, where, depth + 1)
+
+
+def _redact_struct(redactor: Redactor, struct, path: str):
+    """A google.protobuf.Struct (a message's metadata) redacted as the JSON it stands for."""
+    from google.protobuf import json_format
+
+    cleaned, places = redactor.document(json_format.MessageToDict(struct), path)
+    if places:
+        struct.Clear()
+        json_format.ParseDict(cleaned, struct)
+        yield from places

@@ -1,10 +1,11 @@
-"""Keep credentials out of reports: mask an exchange the way the recorder does.
+"""Keep secrets out of what the tool writes: mask an exchange by the policy, as the recorder does.
 
 A capture can hold secrets in clear (recorded with --no-redact, written by hand, a HAR from
-a browser). Reports and `tidy` show the recorder's markers instead, with the same keyed
-hashes, so equal secrets stay recognisable within one report. Every value masked is also
-remembered, so text built from the raw capture elsewhere (a finding's message) can be
-scrubbed of it.
+a browser, a mitmproxy flow). Every output shows the policy's markers instead
+(a2a_capture.redact), with the same keyed hashes, so equal secrets stay recognisable within
+one output. Every value masked is also remembered, so text built from the raw capture
+elsewhere (a finding's message, a note) can be scrubbed of it, besides what the policy finds
+in that text by shape.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 
 from a2a_capture.capture.models import Exchange, Message
-from a2a_capture.record.redact import Redactor
+from a2a_capture.redact import Redactor
 
 #: secrets shorter than this are not searched for in free text (too likely to be ordinary words)
 _MIN_SCRUB = 6
@@ -21,36 +22,51 @@ _MIN_SCRUB = 6
 class Masker:
     """Masks exchanges with one session key and remembers each value it hid."""
 
-    def __init__(self, key: bytes | None = None) -> None:
-        self.redactor = _Remembering(key)
+    def __init__(self, key: bytes | None = None, files: list[str] | None = None) -> None:
+        self.redactor = _Remembering(key, files)
 
     @classmethod
     def for_files(cls, files: list[str]) -> Masker:
-        """A masker keyed by the captures themselves, so the same input makes the same report.
+        """A masker keyed by the captures themselves, so the same input makes the same output.
 
-        The key cannot be had without the captures, and whoever has them has the secrets.
+        The key cannot be had without the captures, and whoever has them has the secrets. It is
+        worked out when the first secret is found: most outputs of most captures need none.
         """
-        digest = hashlib.sha256(b"a2a-capture report masking\0")
-        for file in files:
-            with open(file, "rb") as stream:
-                for chunk in iter(lambda: stream.read(1 << 20), b""):
-                    digest.update(chunk)
-            digest.update(b"\0")
-        return cls(digest.digest()[:16])
+        return cls(files=[str(file) for file in files])
 
     def exchange(self, exchange: Exchange) -> Exchange:
-        """A copy with credentials masked; its ``meta.redacted`` names what was, as the recorder's does."""
+        """A copy with secrets masked; its ``meta.redacted`` names what was, as the recorder's does.
+        An exchange with nothing to mask is given back as it is."""
         removed: list[str] = []
-        request = self._message(exchange.request, removed)
-        target, gone = self.redactor.target(exchange.request.target)
+        notes: list[str] = []
+        redactor = self.redactor
+        request = self._message(exchange.request, removed, notes, exchange.request.target, "request")
+        target, gone = redactor.target(exchange.request.target)
         removed += gone
-        update: dict = {"request": request.model_copy(update={"target": target})}
+        update: dict = {}
+        if request is not exchange.request or target != exchange.request.target:
+            update["request"] = request.model_copy(update={"target": target})
         if exchange.response is not None:
-            update["response"] = self._message(exchange.response, removed)
+            response = self._message(exchange.response, removed, notes, exchange.request.target, "response")
+            if response is not exchange.response:
+                update["response"] = response
         if exchange.late_body:
-            body, gone = self.redactor.body(exchange.late_body, "text/event-stream")
-            removed += gone
-            update["late_body"] = body
+            body, gone = redactor.body(exchange.late_body, "text/event-stream", notes)
+            if gone:
+                removed += gone
+                update["late_body"] = body
+        for field in ("notes", "response_notes", "trailing_notes"):
+            written = getattr(exchange, field)
+            cleaned = [self.text(note) for note in written]
+            if cleaned != written:
+                update[field] = cleaned
+        title = self.text(exchange.title) if exchange.title else exchange.title
+        if title != exchange.title:
+            update["title"] = title
+        if not update:
+            return exchange
+        if notes:
+            update["notes"] = [*update.get("notes", exchange.notes), *notes]
         if removed:
             names = list(dict.fromkeys([*exchange.meta.redacted, *removed]))
             update["meta"] = exchange.meta.model_copy(update={"redacted": names})
@@ -59,37 +75,111 @@ class Masker:
         masked.line = exchange.line
         return masked
 
-    def _message(self, message: Message, removed: list[str]) -> Message:
-        headers, gone = self.redactor.headers(list(message.headers))
+    def _message(self, message: Message, removed: list[str], notes: list[str], target: str,
+                 direction: str) -> Message:
+        redactor = self.redactor
+        headers, gone = redactor.headers(list(message.headers))
         removed += gone
-        update: dict = {"headers": headers}
-        if message.body:
-            content = message.content
-            body, gone = self.redactor.body(content, message.content_type)
-            removed += gone
-            if body is not content or content is not message.body:
-                if content is not message.body:  # masked in its decoded form, so shown decoded
-                    update["headers"] = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
-                update["body"] = body
+        update: dict = {}
+        if gone:
+            update["headers"] = headers
+        if message.body and message.is_grpc:
+            from a2a_capture.record import grpc as record_grpc
+
+            body, gone = record_grpc.redact(redactor, target, direction, message.body)
+            if gone:
+                removed += gone
+                update["body"], update["grpc_views"] = body, []
+        elif message.body:
+            new_headers, body, gone = redactor.message(headers, message.body, notes)
+            if gone:
+                removed += gone
+                update["headers"], update["body"] = new_headers, body
+        trailers = getattr(message, "trailers", None)
+        if trailers:
+            cleaned, gone = redactor.headers(list(trailers))
+            if gone:
+                removed += gone
+                update["trailers"] = cleaned
+        if not update:
+            return message
         copy = message.model_copy(update=update)
         copy.__dict__.pop("events", None)
         return copy
 
+    def finding(self, finding):
+        """A finding with secrets masked in its words (they quote the raw capture: a card's URL, a
+        header); the finding itself when there are none."""
+        update = {}
+        for field in ("message", "agent", "agent_name"):
+            value = getattr(finding, field)
+            if value:
+                cleaned = self.text(value)
+                if cleaned != value:
+                    update[field] = cleaned
+        return finding.model_copy(update=update) if update else finding
+
+    def call(self, record):
+        """An analysis's call record (analyze --format json) with secrets masked in its strings."""
+        update = {}
+        for field in ("agent", "error", "task_id"):
+            value = getattr(record, field)
+            if value:
+                cleaned = self.text(value)
+                if cleaned != value:
+                    update[field] = cleaned
+        if record.card:
+            card = self.document(record.card)
+            if card != record.card:
+                update["card"] = card
+        return record.model_copy(update=update) if update else record
+
+    def document(self, value):
+        """Plain data (a dict made from the capture) with secrets masked by name and shape."""
+        cleaned, places = self.redactor.document(value)
+        return cleaned if places else value
+
     def text(self, text: str) -> str:
-        """``text`` with every secret this masker has seen replaced by its marker."""
+        """``text`` with every secret this masker has seen, and every one the policy finds in
+        it by shape, replaced by its marker."""
+        if not text:
+            return text
         for secret, marker in self.redactor.seen.items():
             if secret in text:
                 text = text.replace(secret, marker)
-        return text
+        cleaned, _ = self.redactor.text(text)
+        return cleaned
 
 
 class _Remembering(Redactor):
-    def __init__(self, key: bytes | None = None) -> None:
+    """The policy's redactor, remembering each value it hid; keyed by ``files`` (worked out at its
+    first marker) when no key is given."""
+
+    def __init__(self, key: bytes | None = None, files: list[str] | None = None) -> None:
         super().__init__(key)
+        self._files = files if key is None and files is not None else None
         self.seen: dict[str, str] = {}
+
+    def digest(self, value: str) -> str:
+        if self._files is not None:
+            self.key, self._files = _key_of(self._files), None
+        return super().digest(value)
 
     def marker(self, what: str, value: str) -> str:
         marker = super().marker(what, value)
         if len(value) >= _MIN_SCRUB:
             self.seen.setdefault(value, marker)
         return marker
+
+
+def _key_of(files: list[str]) -> bytes:
+    digest = hashlib.sha256(b"a2a-capture report masking\0")
+    for file in files:
+        try:
+            with open(file, "rb") as stream:
+                for chunk in iter(lambda: stream.read(1 << 20), b""):
+                    digest.update(chunk)
+        except OSError:  # not a local file (an object-store URL): its name keys it
+            digest.update(file.encode("utf-8", "surrogateescape"))
+        digest.update(b"\0")
+    return digest.digest()[:16]
