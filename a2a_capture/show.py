@@ -31,21 +31,22 @@ class Row(BaseModel):
     cut: bool
 
 
-def rows(path: str | os.PathLike) -> list[Row]:
+def rows(path: str | os.PathLike, masker=None) -> list[Row]:
     """Rows for one capture, read as a stream; frames shown later count with their stream."""
-    return list(iter_rows(path))
+    return list(iter_rows(path, masker))
 
 
-def iter_rows(path: str | os.PathLike) -> Iterator[Row]:
+def iter_rows(path: str | os.PathLike, masker=None) -> Iterator[Row]:
     """Rows as they are read. Frames shown later count with their stream, so the newest stream's
     row (and those after it) wait until another stream starts: in a capture, later frames always
     belong to the newest stream. A converted HAR or flow file names any stream, and is held whole
-    in memory anyway, so its rows wait to the end."""
+    in memory anyway, so its rows wait to the end. ``masker`` (report.mask.Masker): secrets in
+    targets and titles are masked."""
     converted = Path(path).suffix.lower() in CONVERTED
     held: list[Row] = []
     by_number: dict[int, Row] = {}
     for exchange in exchanges(path):
-        row = _row(os.fspath(path), exchange)
+        row = _row(os.fspath(path), exchange, masker)
         starts_stream = (not exchange.webhook and exchange.response is not None
                          and exchange.response.is_event_stream)
         if starts_stream and not converted:
@@ -62,16 +63,19 @@ def iter_rows(path: str | os.PathLike) -> Iterator[Row]:
     yield from held
 
 
-def _row(path: str, exchange: Exchange) -> Row:
+def _row(path: str, exchange: Exchange, masker=None) -> Row:
     response = exchange.response
+    target, title = exchange.request.target, exchange.title
+    if masker is not None:
+        target, title = masker.redactor.target(target)[0], masker.text(title)
     grpc_status = response_status(response)
     return Row(
         file=path,
         number=exchange.number,
         label=exchange.label,
-        title=exchange.title,
+        title=title,
         method=exchange.request.method,
-        target=exchange.request.target,
+        target=target,
         status=response.status if response else None,
         grpc_status=grpc_status.code if grpc_status else None,
         grpc_status_name=grpc_status.name if grpc_status else None,

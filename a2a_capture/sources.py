@@ -36,17 +36,22 @@ def capture(path: str | os.PathLike) -> Capture:
     return load(os.fspath(path), kind)
 
 
-def capture_chunks(path: str | os.PathLike) -> Iterator[bytes]:
+def capture_chunks(path: str | os.PathLike, masker=None) -> Iterator[bytes]:
     """The capture written back out a block at a time, never held whole (a converted HAR or
-    flow file is, by its converter)."""
+    flow file is, by its converter); ``masker`` (report.mask.Masker) masks each block's secrets."""
     if Path(path).suffix.lower() in CONVERTED:
-        yield capture_bytes(capture(path))
+        whole = capture(path)
+        if masker is not None:
+            whole = whole.model_copy(update={"exchanges": [masker.exchange(e) for e in whole.exchanges],
+                                             "notes": [masker.text(note) for note in whole.notes]})
+        yield capture_bytes(whole)
         return
     reader = open_capture(path)
     try:
         writer = CaptureWriter(reader.newline)
-        yield writer.preamble(reader.notes, reader.meta)
+        notes = [masker.text(note) for note in reader.notes] if masker is not None else reader.notes
+        yield writer.preamble(notes, reader.meta)
         for exchange in reader:
-            yield writer.block(exchange)
+            yield writer.block(masker.exchange(exchange) if masker is not None else exchange)
     finally:
         reader.close()

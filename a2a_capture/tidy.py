@@ -55,8 +55,10 @@ def tidy(paths: list[str], *, names: bool = False, show_secrets: bool = False) -
             if not exchange.webhook:
                 numbers[(file, exchange.number)] = counters[kind]
             late = numbers.get((file, exchange.late_stream)) if exchange.late_stream is not None else None
-            result.append(_tidy_exchange(exchange, call, counters[kind], late,
-                                         notes.get((file, exchange.label), [])))
+            found = notes.get((file, exchange.label), [])
+            if masker:  # a finding's words come from the raw capture
+                found = [masker.text(note) for note in found]
+            result.append(_tidy_exchange(exchange, call, counters[kind], late, found))
     capture = Capture(exchanges=result)
     if names:
         capture = _short_names(capture)

@@ -35,6 +35,7 @@ from a2a_capture.record.redact import Redactor
 from a2a_capture.record.rewrite import parse_routes, relay_card
 from a2a_capture.record.sink import CaptureSink
 from a2a_capture.record.unrecorded import UnrecordedWarnings
+from a2a_capture.redact import Policy
 
 log = logging.getLogger("a2a_capture.recorder")
 
@@ -55,6 +56,9 @@ class A2ARecorder:
         loader.add_option("a2a_capture", str, "", "Capture file to append recorded A2A exchanges to.")
         loader.add_option("a2a_redact", bool, True, "Redact credentials, cookies, API keys and push tokens.")
         loader.add_option("a2a_redact_key", str, "", "Key for the redaction hashes (default: random per run).")
+        loader.add_option("a2a_redact_policy", str, "",
+                          "What the redaction policy adds to its defaults, as `a2a-capture record` passes it "
+                          "(default: pyproject.toml's [tool.a2a-capture.redact] where mitmdump runs).")
         loader.add_option("a2a_rewrite_cards", bool, True,
                           "In reverse mode, point relayed agent cards' interface URLs at the recorder.")
         loader.add_option("a2a_fsync", bool, False, "fsync the capture after every exchange.")
@@ -81,9 +85,13 @@ class A2ARecorder:
             if old is not None:
                 old.close()
             log.info("a2a-capture: recording to %s", ctx.options.a2a_capture)
-        if "a2a_redact" in updated or "a2a_redact_key" in updated:
+        if updated & {"a2a_redact", "a2a_redact_key", "a2a_redact_policy"}:
             key = ctx.options.a2a_redact_key.encode() or None
-            self.redactor = Redactor(key) if ctx.options.a2a_redact else None
+            try:
+                rules = Policy.from_json(ctx.options.a2a_redact_policy) if ctx.options.a2a_redact_policy else None
+            except A2ACaptureError as error:
+                raise exceptions.OptionsError(str(error)) from None
+            self.redactor = Redactor(key, rules) if ctx.options.a2a_redact else None
 
     def tls_start_client(self, data: tls.TlsData) -> None:
         """Choose HTTP/2 for a client that offers it, as servers do: with the upstream connected

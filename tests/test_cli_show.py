@@ -39,9 +39,12 @@ def test_show_json_has_the_promised_keys(kit):
 
 def test_show_http_writes_the_capture_back(kit):
     path = kit / "19-planner.http"
-    result = run("show", "--format", "http", str(path))
+    result = run("show", "--format", "http", "--no-redact", str(path))
     assert result.returncode == 0, result.stderr
     assert result.stdout == path.read_bytes()
+    masked = run("show", "--format", "http", str(path))  # by default its credentials are masked
+    assert masked.returncode == 0 and b"Authorization: Bearer [redacted: bearer credentials, sha256:" in masked.stdout
+    assert masked.stdout.replace(b"\n", b"").count(b"### ") == path.read_bytes().count(b"### ")
 
 
 def test_show_reads_a_recorded_capture():

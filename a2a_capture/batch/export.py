@@ -34,8 +34,11 @@ class Exported:
 
 
 def export(paths: Sequence[str], out: str, config: Config | None = None, *, grouping: Grouping = "file",
-           jobs: int | None = None, engine: engines.Engine = "local", scheduler: str | None = None) -> Exported:
-    """Analyze the sessions the paths form and append the new ones to the tables in ``out``."""
+           jobs: int | None = None, engine: engines.Engine = "local", scheduler: str | None = None,
+           redact: bool = True) -> Exported:
+    """Analyze the sessions the paths form and append the new ones to the tables in ``out``; with
+    ``redact``, every secret the policy finds in the rows is masked (here, as the rows come back:
+    the policy in force is this process's)."""
     pa, pq = _pyarrow()
     sessions = group(paths, grouping)
     _remove_uncommitted(out)
@@ -50,12 +53,26 @@ def export(paths: Sequence[str], out: str, config: Config | None = None, *, grou
     for start in range(0, len(new), BATCH):
         chunk = new[start:start + BATCH]
         rows = engines.run(session_rows, chunk, config, jobs=jobs, engine=engine, scheduler=scheduler)
+        if redact:
+            rows = [masked_rows(found, files) for found, (_, files) in zip(rows, chunk, strict=True)]
         name = _write_batch(out, [session_id for session_id, _ in chunk], rows, pa, pq)
         result.batches.append(name)
         result.sessions += len(chunk)
         result.exchanges += sum(len(r["exchanges"]) for r in rows)
         result.findings += sum(len(r["findings"]) for r in rows)
     return result
+
+
+def masked_rows(rows: dict[str, list[dict]], files: list[str]) -> dict[str, list[dict]]:
+    """A session's rows with secrets masked: targets as request targets, every other string as text."""
+    from a2a_capture.report.mask import Masker
+
+    masker = Masker.for_files(files)
+    masked: dict[str, list[dict]] = {}
+    for table, items in rows.items():
+        masked[table] = [{key: (masker.redactor.target(value)[0] if key == "target" and isinstance(value, str)
+                                else masker.model(value)) for key, value in row.items()} for row in items]
+    return masked
 
 
 def arrow_schema(table: str):

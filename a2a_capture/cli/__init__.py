@@ -8,6 +8,7 @@ from a2a_capture.cli import (  # noqa: F401  (registers)
     replay,
     report,
     rules,
+    scan,
     show,
     tidy,
     view,

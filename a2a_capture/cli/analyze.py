@@ -7,6 +7,7 @@ import sys
 import click
 
 from a2a_capture.cli.base import USAGE_ERROR, main, show_error
+from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
 from a2a_capture.cli.types import FAIL_ON, Format
 from a2a_capture.errors import Output, require_exchanges
@@ -25,7 +26,9 @@ from a2a_capture.errors import Output, require_exchanges
               help="Write the output to a file instead of standard output.")
 @click.option("--allow-empty/--no-allow-empty", default=False,
               help="Pass captures with no exchange (by default an error, exit 2, unless --fail-on never).")
-def analyze_command(files, output_format, fail_on, select, ignore, output, allow_empty, sessions):
+@redact_option(help="Mask the secrets the redaction policy finds in what findings quote (a card's URL, a "
+                    "header); --no-redact shows them as the capture holds them.")
+def analyze_command(files, output_format, fail_on, select, ignore, output, allow_empty, sessions, redact):
     """Find wasted round trips in capture FILES (or folders of .http files), read as one session
     in the order given; with --each-file or --each-folder, as many independent sessions,
     analyzed in parallel and reported in the order given.
@@ -47,6 +50,13 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
     unreadable = 0
     with Output(output) as out:  # findings written as they are found: memory stays flat
         writer = machine.writer_for(output_format, out, fail_on, rules, streamed=True)
+        on_finding, on_call = writer.finding, writer.call if output_format == "json" else None
+        if redact:
+            from a2a_capture.report.mask import Masker
+
+            masker = Masker.for_files(list(files))
+            on_finding = _masked(masker.finding, writer.finding)
+            on_call = on_call and _masked(masker.call, on_call)
 
         def failed(message: str) -> None:  # one session of many: the others are still analyzed
             nonlocal unreadable
@@ -54,8 +64,8 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
             unreadable += 1
 
         try:
-            analysis = analyze_many(files, configuration, on_finding=writer.finding, on_failure=failed,
-                                    on_call=writer.call if output_format == "json" else None, **sessions)
+            analysis = analyze_many(files, configuration, on_finding=on_finding, on_failure=failed,
+                                    on_call=on_call, **sessions)
         finally:  # what was found before a capture that cannot be read is written before its error
             writer.flush()
         if not unreadable:
@@ -67,3 +77,8 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
     failing = any(analysis.summary.findings_by_severity.get(severity.value)
                   for severity in Severity if machine.at_or_above_severity(severity, fail_on))
     sys.exit(USAGE_ERROR if unreadable else 1 if failing else 0)
+
+
+def _masked(mask, write):
+    """``write`` of what ``mask`` makes of each item."""
+    return lambda item: write(mask(item))

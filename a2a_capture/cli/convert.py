@@ -20,16 +20,15 @@ KINDS = ("http", "har", "mitm")
                    "(default: from its suffix: .http, .har, .mitm/.flow).")
 @click.option("--to", "target_kind", type=Aliased(KINDS, CONVERT_ALIASES),
               help="The output's format, named as --from's (default: from its suffix).")
-@redact_option(default=None, help="Mask credentials as the recorder masks them (by default: those of a HAR or flow "
-                                   "file; a capture is kept as it is); --no-redact keeps them in clear.")
+@redact_option()
 def convert_command(source, output, source_kind, target_kind, redact):
     """Convert between captures (.http), HAR 1.2 files and mitmproxy flow files.
 
     HAR and mitmproxy flows keep no arrival time per SSE frame; streams converted from
     them have none, and a note says so. HAR written by a2a-capture keeps them in `_a2a`
-    fields, so it converts back without loss. Credentials in a HAR or flow file
-    (Authorization, cookies, push tokens) are masked as the recorder masks them, unless
-    --no-redact.
+    fields, so it converts back without loss. Every secret the redaction policy finds
+    (credentials, cookies, keys, push tokens; docs/redaction.md) is masked, whatever the input,
+    unless --no-redact.
     """
     from a2a_capture.convert import convert
 

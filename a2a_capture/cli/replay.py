@@ -7,6 +7,7 @@ import sys
 import click
 
 from a2a_capture.cli.base import main, verdict
+from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
 from a2a_capture.cli.types import FAIL_ON, SECONDS, SPEED, URL, HostPort, Named, Setting
 
@@ -38,8 +39,10 @@ from a2a_capture.cli.types import FAIL_ON, SECONDS, SPEED, URL, HostPort, Named,
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the new session (.http, or by its suffix .har, .mitm or .flow), secrets redacted as "
                    "recorded.")
+@redact_option(help="Mask every secret the redaction policy finds in the new session and in what is printed; "
+                    "--no-redact keeps what the agents answered as it came (what replay sent stays masked).")
 def replay_command(file, targets, secrets, speed, delay, wait_for_state, wait_for_webhooks, webhook_listen,
-                   output):
+                   output, redact):
     """Send the client side of capture FILE (.http, .har, .mitm, .flow) again to live agents.
 
     Calls go in the original order, at the recorded pace. Ids the servers make up (tasks,
@@ -47,6 +50,10 @@ def replay_command(file, targets, secrets, speed, delay, wait_for_state, wait_fo
     later requests; the agents' webhooks are received and compared by task and state. Targets
     and the output are checked before anything is sent (exit 2 if one is wrong). Prints what
     changed; exit 1 if anything did.
+
+    Redacted places are filled from --secret, or made up where they are the client's own (a
+    push config's token and credentials: replay runs the webhook receiver); the places still
+    missing (credentials the agent checks) are named in one line before anything is sent.
     """
     from a2a_capture import sources
     from a2a_capture.replay import client, diff, preflight
@@ -58,13 +65,18 @@ def replay_command(file, targets, secrets, speed, delay, wait_for_state, wait_fo
                              wait_for_webhooks=wait_for_webhooks,
                              webhook_listen=(webhook_listen.host, webhook_listen.port))
     new = client.replay(old, list(targets), dict(secrets), options=options,
-                        echo=click.echo)
+                        echo=lambda line: click.echo(line, err=True), redact=redact)
     if output:
         write_session(new, output)
     for exchange in new.exchanges:
         for note in exchange.notes:
             if note.startswith("error: "):
                 click.echo(f"a2a-capture: exchange {exchange.label}: {note}", err=True)
+    if redact:  # the recording's own secrets (a --no-redact capture's) are not printed either
+        from a2a_capture.report.mask import Masker
+
+        masker = Masker.for_files([file])
+        old = old.model_copy(update={"exchanges": [masker.exchange(e) for e in old.exchanges]})
     changes = diff.compare(old, new)
     for change in changes:
         click.echo(change.line())
@@ -92,13 +104,17 @@ def write_session(capture, output: str) -> None:
               help="Play streams this many times faster.")
 @click.option("--delay/--no-delay", default=True, show_default=True,
               help="Keep the recorded gaps between stream frames; --no-delay sends them at once.")
-def serve_command(file, listens, speed, delay):
+@redact_option(help="Mask the secrets the redaction policy finds in what the mocks say of their own (the notes "
+                    "of answers that match no recorded exchange) and print; --no-redact shows them.")
+def serve_command(file, listens, speed, delay, redact):
     """Serve the agent side of capture FILE (.http, .har, .mitm, .flow) as mock agents, until Ctrl-C."""
     from a2a_capture import sources
     from a2a_capture.replay import serve
     from a2a_capture.replay.runner import serve_forever
+    from a2a_capture.report.mask import Masker
 
-    agents = serve.mock_agents(sources.capture(file), speed if delay else 0.0)
+    mask = Masker.for_files([file]).text if redact else str
+    agents = serve.mock_agents(sources.capture(file), speed if delay else 0.0, mask=mask)
     if not agents:
         raise click.UsageError(f"{file} has no calls to an agent to serve")
     serve_forever(agents, list(listens), echo=click.echo)
@@ -109,12 +125,14 @@ def serve_command(file, listens, speed, delay):
 @click.argument("new", type=click.Path(dir_okay=False))
 @click.option("--ignore-key", "keys", multiple=True, metavar="KEY",
               help="Also mask this JSON member (ids, timestamps and tokens are masked already).")
-def diff_command(old, new, keys):
+@redact_option(help="Compare and print both sessions with every secret the redaction policy finds masked (two "
+                    "markers in the same place are equal); --no-redact compares them as they are.")
+def diff_command(old, new, keys, redact):
     """Compare two sessions (.http, .har, .mitm, .flow) exchange by exchange, and their findings;
     webhooks by task and state. Exit 1 on a difference."""
     from a2a_capture.replay import gate
 
-    verdict(gate.compare_sessions(old, new, keys))
+    verdict(gate.compare_sessions(old, new, keys, redact=redact))
 
 
 @main.command("check")

@@ -27,8 +27,7 @@ _SUFFIXES = {"html": "html", "htm": "html", "md": "markdown", "markdown": "markd
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, exists=True),
               help="A baseline from `check --update-baseline`: mark the findings it has not accepted, first.")
 @click.option("--only-flagged/--no-only-flagged", default=False, help="List only the exchanges with findings.")
-@redact_option(help="Mask credentials as the recorder masks them; --no-redact shows them as the capture holds "
-                    "them.")
+@redact_option()
 @click.option("--templates", type=click.Path(file_okay=False, exists=True),
               help="A folder of your own templates to use first, named as the shipped ones (report.html.j2, "
                    "report.css, report.md.j2, report.summary.md.j2, report.listings.md.j2, ...).")
@@ -43,8 +42,8 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
     agents from their cards, a sequence diagram, a timeline of each task's states, and every
     exchange under its number and title, cut to the lines that matter with `…` for each cut.
     HTML is one self-contained file (no scripts, fonts or images from outside); each
-    exchange has an anchor, such as report.html#ex-6. Credentials are masked unless
-    --no-redact says otherwise.
+    exchange has an anchor, such as report.html#ex-6. Every secret the redaction policy
+    finds is masked, in every form (--whole, --summary, --listings too), unless --no-redact.
     """
     from a2a_capture.analyze import config as settings
     from a2a_capture.batch.analysis import analyze_sessions

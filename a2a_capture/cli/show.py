@@ -8,6 +8,7 @@ import click
 
 from a2a_capture import show, sources
 from a2a_capture.cli.base import main
+from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.types import Format
 from a2a_capture.errors import valid_utf8
 
@@ -22,17 +23,24 @@ from a2a_capture.errors import valid_utf8
     show_default=True,
     help="text: one line per exchange; json: a list of objects; http: the capture written back out.",
 )
-def show_command(files: tuple[str, ...], output_format: str) -> None:
+@redact_option()
+def show_command(files: tuple[str, ...], output_format: str, redact: bool) -> None:
     """List the exchanges of capture FILES: number, title, method, target, status (a gRPC call's
-    from its trailers), SSE events or gRPC messages, body sizes."""
+    from its trailers), SSE events or gRPC messages, body sizes. Secrets are masked (in targets,
+    titles and, with --format http, everywhere) unless --no-redact."""
+    from a2a_capture.report.mask import Masker
+
+    def masker(path: str):
+        return Masker.for_files([path]) if redact else None
+
     if output_format == "http":
         out = sys.stdout.buffer
         for path in files:
-            for chunk in sources.capture_chunks(path):
+            for chunk in sources.capture_chunks(path, masker(path)):
                 out.write(chunk)
         return
     if output_format == "json":  # written as the rows are read, a few hundred at a time
-        rows = (row for path in files for row in show.iter_rows(path))
+        rows = (row for path in files for row in show.iter_rows(path, masker(path)))
         pieces: list[str] = []
         for piece in show.json_rows(rows):
             pieces.append(piece)
@@ -42,7 +50,7 @@ def show_command(files: tuple[str, ...], output_format: str) -> None:
         click.echo(valid_utf8("".join(pieces)))
         return
     for index, path in enumerate(files):
-        table = show.text_table(show.rows(path))  # one file at a time: its columns line up
+        table = show.text_table(show.rows(path, masker(path)))  # one file at a time: its columns line up
         if len(files) > 1:
             click.echo(("\n" if index else "") + f"{path}")
         click.echo(table)

@@ -36,21 +36,17 @@ def dump(capture: Capture, kind: str) -> bytes:
     return {"http": capture_bytes, "har": capture_to_har, "mitm": capture_to_flows}[kind](capture)
 
 
-#: formats other tools write, with whatever credentials the browser or proxy saw
-FOREIGN = {"har", "mitm"}
-
-
 def convert(source: str, target: str, source_kind: str | None = None, target_kind: str | None = None,
-            *, redact: bool | None = None) -> Capture:
-    """Convert a file; from HAR or flows, credentials are masked as the recorder masks them
-    unless ``redact`` is False (a capture keeps what it already holds unless it is True)."""
+            *, redact: bool = True) -> Capture:
+    """Convert a file; every secret the policy finds is masked unless ``redact`` is False."""
     kind = format_of(source, source_kind)
     capture = load(source, kind)
-    if redact if redact is not None else kind in FOREIGN:
+    if redact:
         from a2a_capture.report.mask import Masker
 
-        masker = Masker()
-        capture = capture.model_copy(update={"exchanges": [masker.exchange(e) for e in capture.exchanges]})
+        masker = Masker.for_files([source])
+        capture = capture.model_copy(update={"exchanges": [masker.exchange(e) for e in capture.exchanges],
+                                             "notes": [masker.text(note) for note in capture.notes]})
     data = dump(capture, format_of(target, target_kind))
     try:
         Path(target).write_bytes(data)

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from a2a_capture.address import AddressError, host_port, http_url, pair
 from a2a_capture.errors import A2ACaptureError
+from a2a_capture.redact import policy
 from a2a_capture.resources import addons_dir
 
 ADDON = "a2a_recorder.py"
@@ -81,6 +82,8 @@ def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | N
             # no flow log; warnings (the addon's, about calls that would escape the recording) still show
             "--set", "flow_detail=0", "--set", "termlog_verbosity=warn",
             "--set", f"a2a_capture={output}", "--set", f"a2a_redact={'true' if redact else 'false'}",
+            # the policy in force here (pyproject.toml's, the command line's), whatever mitmdump's folder
+            "--set", f"a2a_redact_policy={policy.active().to_json()}",
             "--set", f"a2a_rewrite_cards={'true' if rewrite_cards else 'false'}",
             # the client's Host header stays as it was, so the capture shows what the client sent
             "--set", "keep_host_header=true",

@@ -86,6 +86,25 @@ class Policy:
                       self.keep + tuple(keep), self.source)
 
 
+    def to_json(self) -> str:
+        """What this policy adds to the defaults, for another process (the recorder's mitmdump)."""
+        import json
+
+        return json.dumps({"names": list(self.names), "patterns": [list(p) for p in self.patterns],
+                           "keep": list(self.keep)})
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "a2a_redact_policy") -> Policy:
+        import json
+
+        try:
+            data = json.loads(text)
+            return cls(tuple(data["names"]), tuple((kind, regex) for kind, regex in data["patterns"]),
+                       tuple(data["keep"]), source)
+        except (ValueError, KeyError, TypeError) as error:
+            raise PolicyError(f"{source}: not a redaction policy ({error})") from None
+
+
 DEFAULT = Policy()
 
 

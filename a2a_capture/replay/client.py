@@ -6,8 +6,10 @@ recorded one; where they differ in such a value, the new value replaces the old 
 later request. Calls keep the recorded pace; a task read that finds the task behind where the
 recording saw it asks again, within a bound. The agents' webhooks go to a receiver of the
 replay's own and become webhook blocks. Redacted credentials are restored only from values the
-user gives (or the environment); a request never carries a redaction marker, never goes to an
-agent the user did not name, and the new capture carries the recorded markers, not the secrets.
+user gives (or the environment), or made up where they are the client's own (a push config's
+token and credentials, for the replay's own receiver); what is still missing is said in one line
+before anything is sent. A request never carries a redaction marker, never goes to an agent the
+user did not name, and the new capture carries the recorded markers, not the secrets.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record.flows import StreamCopy
 from a2a_capture.replay import preflight
 from a2a_capture.replay.agents import recorded_agents
-from a2a_capture.replay.credentials import Secrets
+from a2a_capture.replay.credentials import Secrets, env_name
 from a2a_capture.replay.pace import Pace
 from a2a_capture.replay.webhooks import Receiver, point_push_configs
 
@@ -112,8 +114,9 @@ class Options:
 
 
 def replay(capture: Capture, targets: Targets, secrets: dict[str, str] | None = None, *,
-           options: Options | None = None, echo=None) -> Capture:
-    """Send the capture's calls again; returns the new session as a capture, with no secret in it."""
+           options: Options | None = None, echo=None, redact: bool = True) -> Capture:
+    """Send the capture's calls again; returns the new session as a capture, with no secret in it
+    (``redact`` False: none of those replay sent; what the agents answered is kept as it came)."""
     from a2a_capture.replay.grpc import refuse_grpc  # it imports ReplayError from here
 
     refuse_grpc(capture, "replay")
@@ -126,7 +129,12 @@ def replay(capture: Capture, targets: Targets, secrets: dict[str, str] | None = 
     keys = Secrets(secrets)
     calls = [exchange for exchange in capture.exchanges if not exchange.webhook]
     hooks = [exchange for exchange in capture.exchanges if exchange.webhook]
-    receiver = Receiver(*options.webhook_listen, answer=hooks[0].response if hooks else None)
+    missing = keys.missing(calls, [decode(exchange).operation for exchange in calls])
+    if missing and echo:
+        echo(f"replay: the capture redacted what the agent checks and no value was given: {'; '.join(missing)}; "
+             f"give --secret PLACE=VALUE (or set {env_name(missing[0].split(' (')[0])}) for each, "
+             "or those calls go without it")
+    receiver = Receiver(*options.webhook_listen, answer=hooks[0].response if hooks else None, tokens=keys.tokens)
     exchanges: list[Exchange] = []
     with contextlib.ExitStack() as stack, httpx.Client(timeout=options.timeout, trust_env=False) as http:
         if hooks or any(_sets_push_config(decode(exchange)) for exchange in calls):
@@ -149,7 +157,7 @@ def replay(capture: Capture, targets: Targets, secrets: dict[str, str] | None = 
     if session.pointed:
         notes.append(f"replay pointed the push configs at its own webhook receiver, {receiver.url}: "
                      + ", ".join(sorted(session.pointed)))
-    return keys.protect(Capture(notes=notes, meta=[("format", "a2a-capture/1")], exchanges=exchanges))
+    return keys.protect(Capture(notes=notes, meta=[("format", "a2a-capture/1")], exchanges=exchanges), redact)
 
 
 class _Session:
@@ -170,15 +178,12 @@ class _Session:
         headers, dropped = self.keys.headers(headers)
         target, dropped_query = self.keys.target(self.subs.apply(request.target))
         body = self.subs.apply(request.body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
-        body, dropped_members = self.keys.body(body)
+        body, dropped_members = self.keys.body(body, call.operation)
         body, moved = point_push_configs(body, call.operation, self.receiver)
         dropped += dropped_query + dropped_members
         notes = [f"replay left out {place}: it was redacted and no secret was given for it" for place in dropped]
         notes += [f"replay pointed the push config's url {old} to its own receiver, {new}" for old, new in moved]
         self.pointed.update(old for old, _ in moved)
-        if dropped and self.echo:
-            self.echo(f"exchange {exchange.label}: {', '.join(dropped)} left out "
-                      f"(redacted; give --secret {dropped[0]}=VALUE)")
         base = self.bases.get(call.agent)
         if base is None:  # no Host header and no absolute URL: no agent to send it to
             raise ReplayError(f"exchange {exchange.label} names no agent (no Host header, no absolute URL); "

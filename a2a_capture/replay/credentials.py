@@ -7,6 +7,10 @@ A replay fills each marker from a value given for that place: a header by its na
 from `A2A_CAPTURE_SECRET_<PLACE>`. Markers with the same keyed hash stood for the same value, so
 a value given for one place also fills the others that had its hash.
 
+Replay makes up what is the client's own: the token and credentials of a push config (the agent
+gives them back to the client's webhook receiver, and replay runs that receiver), and any secret
+in the push config's URL get fresh values, so a default recording replays without `--secret`.
+
 Everything the replay writes goes through :meth:`Secrets.protect` first: each value that filled
 a marker becomes that same marker again (same hash), wherever it shows up (a webhook's header,
 an agent's echo), so the new capture compares equal to the old one and holds no secret.
@@ -17,9 +21,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from a2a_capture import nesting
+from a2a_capture.a2a import spec
 from a2a_capture.capture.models import Capture, Exchange, Message
 from a2a_capture.record.redact import MARKER, Redactor
 
@@ -53,6 +59,8 @@ class Secrets:
         self.environ = os.environ if environ is None else environ
         self.by_digest: dict[str, str] = {}  # recorded hash -> the value that filled it
         self.used: set[str] = set()  # every value sent, to keep out of what is written
+        self.made: dict[str, str] = {}  # recorded hash -> the value replay made up for it (the client's own)
+        self.tokens: set[str] = set()  # push tokens replay gave the agents: its receiver checks webhooks by them
 
     # -- filling markers -------------------------------------------------------------------------
 
@@ -67,13 +75,19 @@ class Secrets:
             value = self.by_digest.get(marker.group("digest"))
         return value
 
-    def fill(self, place: str, recorded: str) -> str | None:
+    def fill(self, place: str, recorded: str, own: bool = False) -> str | None:
         """``recorded`` (a header value, member or parameter holding one marker) with the secret
-        for ``place`` in it, or None when none was given."""
+        for ``place`` in it, or None when none was given. ``own``: the place is the client's own
+        (a push config's), so a value is made up where none was given."""
         marker = MARKER.search(recorded)
         if marker is None:
             return recorded
         value = self._value_for(place, marker)
+        if value is None and own:
+            filled = MARKER.sub(lambda found: self._made_up(found), recorded)
+            if place.endswith(".token"):
+                self.tokens.add(filled)
+            return filled
         if value is None:
             return None
         before, after = recorded[:marker.start()], recorded[marker.end():]
@@ -85,6 +99,34 @@ class Secrets:
         self.by_digest.setdefault(marker.group("digest"), value)
         self.used.add(value)
         return before + value + after
+
+    def _made_up(self, marker: re.Match) -> str:
+        """A fresh value for a marker of the client's own, the same for the same recorded hash."""
+        digest = marker.group("digest")
+        value = self.by_digest.get(digest) or self.made.get(digest)
+        if value is None:
+            value = self.made[digest] = "a2a-replay-" + secrets.token_urlsafe(12)
+            self.by_digest.setdefault(digest, value)
+        self.used.add(value)
+        return value
+
+    def missing(self, exchanges: list[Exchange], operations: list[str | None]) -> list[str]:
+        """The redacted places of these calls that no given value (or environment variable) fills
+        and replay cannot make up: credentials the agent checks. Said before anything is sent."""
+        for exchange in exchanges:  # a value given for one place fills every place with its hash
+            for place, recorded in _marked_places(exchange):
+                marker = MARKER.search(recorded)
+                value = self.given.get(place) or self.environ.get(env_name(place))
+                if value is not None and marker:
+                    self.by_digest.setdefault(marker.group("digest"), value)
+        missing: dict[str, list[str]] = {}
+        for exchange, operation in zip(exchanges, operations, strict=True):
+            for place, recorded in _marked_places(exchange):
+                marker = MARKER.search(recorded)
+                if marker and not own_place(place, operation) and self._value_for(place, marker) is None:
+                    missing.setdefault(place, []).append(exchange.label)
+        return [f"{place} (exchange{'s' if len(labels) > 1 else ''} {', '.join(labels)})"
+                for place, labels in missing.items()]
 
     def headers(self, headers: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[str]]:
         """Headers with markers filled; a header that cannot be filled is left out, never sent as a marker."""
@@ -110,8 +152,10 @@ class Secrets:
                 kept.append((name, filled))
         return urlunsplit(parts._replace(query=urlencode(kept))), dropped
 
-    def body(self, body: bytes) -> tuple[bytes, list[str]]:
-        """A JSON body with each marked member filled by its path; members that cannot be are left out."""
+    def body(self, body: bytes, operation: str | None = None) -> tuple[bytes, list[str]]:
+        """A JSON body with each marked member filled by its path, those of a push config (of
+        ``operation``'s body) with values made up where none was given; members that cannot be
+        filled are left out."""
         if not MARKER.search(body.decode("utf-8", "replace")):
             return body, []
         try:
@@ -120,15 +164,15 @@ class Secrets:
             return MARKER.sub("", body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape"), \
                 ["the body's markers"]
         dropped: list[str] = []
-        self._walk(data, "$", dropped)
+        self._walk(data, "$", dropped, operation)
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), dropped
 
-    def _walk(self, value, path: str, dropped: list[str]) -> None:
+    def _walk(self, value, path: str, dropped: list[str], operation: str | None = None) -> None:
         children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
         for key, child in list(children):
             where = f"{path}.{key}" if isinstance(value, dict) else f"{path}[]"
             if isinstance(child, str) and MARKER.search(child):
-                filled = self.fill(where, child)
+                filled = self.fill(where, child, own=own_place(where, operation))
                 if filled is None:
                     dropped.append(where)
                     if isinstance(value, dict):
@@ -136,35 +180,41 @@ class Secrets:
                 else:
                     value[key] = filled
             else:
-                self._walk(child, where, dropped)
+                self._walk(child, where, dropped, operation)
         if isinstance(value, list):
             value[:] = [item for item in value if not (isinstance(item, str) and MARKER.search(item))]
 
     # -- writing out -----------------------------------------------------------------------------
 
-    def protect(self, capture: Capture) -> Capture:
-        """The capture with every secret redacted as the recorder does, with the recorded hashes."""
+    def protect(self, capture: Capture, redact: bool = True) -> Capture:
+        """The capture with every secret the policy finds redacted, those the replay sent with the
+        recorded hashes; ``redact`` False: only what the replay sent (given or made up) is."""
         digests = {value: digest for digest, value in self.by_digest.items()}
         redactor = _Remarker(digests)
         for exchange in capture.exchanges:
-            self._protect_exchange(exchange, redactor)
+            self._protect_exchange(exchange, redactor, redact)
         return capture
 
-    def _protect_exchange(self, exchange: Exchange, redactor: _Remarker) -> None:
+    def _protect_exchange(self, exchange: Exchange, redactor: _Remarker, redact: bool) -> None:
         removed: list[str] = []
-        exchange.request.target, found = redactor.target(exchange.request.target)
-        removed += found
+        if redact:
+            exchange.request.target, found = redactor.target(exchange.request.target)
+            removed += found
         for message in (exchange.request, exchange.response):
             if message is None:
                 continue
-            message.headers, found = redactor.headers(message.headers)
-            removed += found
-            message.body, found = redactor.body(message.body, message.content_type)
-            removed += found
+            if redact:
+                message.headers, found = redactor.headers(message.headers)
+                removed += found
+                message.headers, message.body, found = redactor.message(message.headers, message.body,
+                                                                        exchange.notes)
+                removed += found
             self._sweep(message, redactor)
             message.__dict__.pop("events", None)  # parsed frames follow the body
         exchange.request.target = self._sweep_text(exchange.request.target, redactor)
         exchange.notes = [self._sweep_text(note, redactor) for note in exchange.notes]
+        if redact:
+            exchange.notes = [redactor.text(note)[0] for note in exchange.notes]
         if removed:
             exchange.meta.redacted = sorted(set(exchange.meta.redacted) | set(removed))
 
@@ -186,3 +236,45 @@ class Secrets:
 
     def _longest_first(self) -> list[str]:
         return sorted((v for v in self.used | set(self.given.values()) if v), key=len, reverse=True)
+
+
+def own_place(place: str, operation: str | None = None) -> bool:
+    """A JSON path inside a push config: the client's own secrets (its webhook's token, the
+    credentials the agent presents to it, its URL's userinfo and query). A
+    CreateTaskPushNotificationConfig's body is a push config whole."""
+    if not place.startswith("$"):
+        return False
+    return operation == "CreateTaskPushNotificationConfig" or any(f".{member}" in place
+                                                                    for member in spec.PUSH_CONFIG_MEMBERS)
+
+
+def _marked_places(exchange: Exchange):
+    """(place, recorded value) of each marker in a call: headers by name, query parameters as
+    ?name, JSON members by path."""
+    request = exchange.request
+    for name, value in request.headers:
+        if MARKER.search(value):
+            yield name, value
+    query = urlsplit(request.target).query
+    if MARKER.search(query):
+        for name, value in parse_qsl(query, keep_blank_values=True):
+            if MARKER.search(value):
+                yield "?" + name, value
+    body = request.content
+    if body and b"[redacted:" in body:
+        try:
+            data = nesting.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            return
+        yield from _marked_members(data, "$")
+
+
+def _marked_members(value, path: str):
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        where = f"{path}.{key}" if isinstance(value, dict) else f"{path}[]"
+        if isinstance(child, str):
+            if MARKER.search(child):
+                yield where, child
+        else:
+            yield from _marked_members(child, where)

@@ -35,14 +35,25 @@ def capture_files(paths) -> list[str]:
     return files
 
 
-def compare_sessions(old: str, new: str, extra_keys=()) -> Verdict:
-    """Exchanges and findings of two sessions, after masking what changes from run to run."""
+def compare_sessions(old: str, new: str, extra_keys=(), *, redact: bool = True) -> Verdict:
+    """Exchanges and findings of two sessions, after masking what changes from run to run; with
+    ``redact``, both sides' secrets masked first (a marker and a marker in the same place are equal,
+    whatever their hashes, and a secret in clear on one side meets a marker)."""
     verdict = Verdict()
-    changes = diff.compare(sources.capture(old), sources.capture(new), VOLATILE_KEYS | set(extra_keys))
+    sides = [sources.capture(old), sources.capture(new)]
+    mask = str
+    if redact:
+        from a2a_capture.report.mask import Masker
+
+        maskers = [Masker.for_files([old]), Masker.for_files([new])]
+        sides = [side.model_copy(update={"exchanges": [masker.exchange(e) for e in side.exchanges]})
+                 for side, masker in zip(sides, maskers, strict=True)]
+        mask = maskers[1].text
+    changes = diff.compare(*sides, VOLATILE_KEYS | set(extra_keys))
     verdict.lines += [change.line() for change in changes]
     accepted = Counter(baseline.key(f, with_file=False) for f in analyze([old]).findings)
     findings = baseline.judge(analyze([new]).findings, accepted, with_file=False)
-    verdict.lines += [f"+ finding {f.rule} at exchange {f.exchange}: {f.message}" for f in findings.new]
+    verdict.lines += [f"+ finding {f.rule} at exchange {f.exchange}: {mask(f.message)}" for f in findings.new]
     verdict.lines += [f"- finding {rule} ({operation} on {agent}) is gone"
                       for rule, operation, agent, _ in findings.gone]
     verdict.ok = not (changes or findings.new or findings.gone)

@@ -22,7 +22,7 @@ VOLATILE_KEYS = frozenset({
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
-_MARKER = re.compile(r"\[redacted: [^\]]*\]")
+_MARKER = re.compile(r"\[redacted:[ +][^\]]*\]")
 _ORIGIN = re.compile(r"https?://[^/\s\"']+")
 _HTTP_DATE = re.compile(r"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from a2a_capture import nesting
@@ -44,6 +45,8 @@ class MockAgent:
     recorded: list[Recorded] = field(default_factory=list)
     public: str = ""  # where this mock listens, for the cards it serves
     speed: float = 1.0  # 0: no delay
+    #: what the mock's own words go through before they are sent or shown (a Masker's text: secrets masked)
+    mask: Callable[[str], str] = str
 
     def match(self, method: str, target: str, body: bytes) -> tuple[Recorded | None, str]:
         """The recorded exchange for a request, or None and what the nearest one differed in."""
@@ -104,7 +107,7 @@ class MockAgent:
         await _send(send, response.status, headers, _with_id(body, request_id))
 
     async def _unmatched(self, send, method: str, target: str, body: bytes, why: str) -> None:
-        message = f"a2a-capture serve: no recorded exchange matches {method} {target}: {why}"
+        message = self.mask(f"a2a-capture serve: no recorded exchange matches {method} {target}: {why}")
         request_id = _rpc_id(body)
         if request_id is not _NO_ID or b'"jsonrpc"' in body:
             payload = {"jsonrpc": "2.0", "id": None if request_id is _NO_ID else request_id,
@@ -191,9 +194,10 @@ def _first_difference(recorded: str, given: str) -> str:
     return "one is longer than the other"
 
 
-def mock_agents(capture: Capture, speed: float = 1.0) -> list[MockAgent]:
-    """One mock per recorded agent, in the order the capture first talks to them."""
+def mock_agents(capture: Capture, speed: float = 1.0, mask: Callable[[str], str] = str) -> list[MockAgent]:
+    """One mock per recorded agent, in the order the capture first talks to them; ``mask`` masks
+    what the mocks say of their own (the notes of answers that match no recorded exchange)."""
     refuse_grpc(capture, "serve")
-    return [MockAgent(origin=agent.origin, name=agent.name, speed=speed,
+    return [MockAgent(origin=agent.origin, name=agent.name, speed=speed, mask=mask,
                       recorded=[Recorded(e, signature(e), mask_body(e.request.content)) for e in agent.exchanges])
             for agent in recorded_agents(capture)]

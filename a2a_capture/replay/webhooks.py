@@ -73,11 +73,14 @@ def _moved(url: str, receiver: str) -> str:
 
 class Receiver:
     """Takes webhooks on 127.0.0.1 in a thread and keeps each as an exchange; answers as the
-    recorded client's endpoint did (its first recorded answer), or 200."""
+    recorded client's endpoint did (its first recorded answer), or 200. A webhook whose
+    X-A2A-Notification-Token is not one of ``tokens`` (those replay gave the agents) gets a note."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, answer: Response | None = None) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, answer: Response | None = None,
+                 tokens: set[str] | None = None) -> None:
         self.host, self.port = host, port
         self.answer = answer
+        self.tokens = tokens if tokens is not None else set()
         self.received: list[Exchange] = []
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
@@ -130,8 +133,13 @@ class Receiver:
         await send({"type": "http.response.body", "body": answer.content})
         request_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         client = scope.get("client") or ("", 0)
+        token = next((value for name, value in request_headers if name.lower() == "x-a2a-notification-token"), None)
+        notes = []
+        if self.tokens and token not in self.tokens:
+            notes.append("replay's receiver: this webhook's X-A2A-Notification-Token is "
+                         + ("missing" if token is None else "not the token replay gave the agent"))
         exchange = Exchange(
-            number=0, title="webhook", webhook=True,
+            number=0, title="webhook", webhook=True, notes=notes,
             request=Request(method=scope["method"], target=request_target(scope), headers=request_headers,
                             body=body),
             response=Response(status=answer.status, reason=answer.reason,

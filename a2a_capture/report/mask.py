@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 
+from pydantic import BaseModel
+
 from a2a_capture.capture.models import Exchange, Message
 from a2a_capture.redact import Redactor
 
@@ -133,6 +135,30 @@ class Masker:
             if card != record.card:
                 update["card"] = card
         return record.model_copy(update=update) if update else record
+
+    def model(self, value, skip: frozenset[str] = frozenset()):
+        """``value`` (a pydantic model, list, tuple, dict or string: a report's view of a session)
+        with every string masked, fields named in ``skip`` left as they are; what holds no secret
+        is given back as it is."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, BaseModel):
+            update = {}
+            for name in type(value).model_fields:
+                if name not in skip:
+                    old = getattr(value, name)
+                    new = self.model(old, skip)
+                    if new is not old:
+                        update[name] = new
+            return value.model_copy(update=update) if update else value
+        if isinstance(value, (list, tuple)):
+            items = [self.model(item, skip) for item in value]
+            changed = any(new is not old for new, old in zip(items, value, strict=True))
+            return (items if isinstance(value, list) else tuple(items)) if changed else value
+        if isinstance(value, dict):
+            items = {key: self.model(item, skip) for key, item in value.items()}
+            return items if any(items[key] is not value[key] for key in value) else value
+        return value
 
     def document(self, value):
         """Plain data (a dict made from the capture) with secrets masked by name and shape."""

@@ -322,7 +322,7 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
         for view in finding_views:
             view.message = masker.text(view.message)
     ordered = _by_session(arrows, arrow_sessions) if timed and sessions > 1 else arrows
-    return ReportModel(
+    report = ReportModel(
         title=title or _title(files),
         files=[_relative(file) for file in files],
         files_label=_files_label(files), files_note=_sessions_label(sessions, len(files)),
@@ -348,6 +348,8 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
         several=several,
         sessions=sessions,
     )
+    # the listings come from masked exchanges; the rest (agents, cards, diagrams) from the analysis of the raw ones
+    return masker.model(report, skip=frozenset({"listing"})) if masker else report
 
 
 def _by_session(arrows: list[svg.Arrow], sessions: list[int]) -> list[svg.Arrow]:
