@@ -28,16 +28,14 @@ def test_each_rules_finding_equals_the_validated_model(tmp_path, rule_id):
         assert finding.agent_name == "renamed"
 
 
-def test_a_hit_made_of_its_items_is_the_hit_its_constructor_makes():
-    """Checks that make a hit for most calls make it by ``tuple.__new__`` (no constructor's frame); Rule.finding
-    unpacks it: the items are the constructor's, in its order, and read by the same names."""
-    from a2a_capture.analyze.findings import Hit
-    from a2a_capture.analyze.rules import tasks
+def test_a_hit_is_frozen_data_read_by_name():
+    from dataclasses import FrozenInstanceError
 
-    related = [("a.http", "3", 7)]
-    made = tasks._hit(Hit, ("said", related, None, None))
-    assert type(made) is Hit and made == Hit("said", related)
-    assert (made.message, made.related, made.kind, made.lenient) == ("said", related, None, None)
-    assert tuple(Hit("said", kind="advice", lenient="why")) == ("said", [], "advice", "why")
-    assert Hit("said").related == [] and Hit("said").related is not Hit("said").related  # a list of its own each
-    assert repr(Hit("said")) == "Hit(message='said', related=[], kind=None, lenient=None)"
+    from a2a_capture.analyze.findings import Hit
+
+    hit = Hit("said", [("a.http", "3", 7)])
+    assert (hit.message, hit.related, hit.kind, hit.lenient) == ("said", [("a.http", "3", 7)], None, None)
+    assert Hit("said").related == ()
+    with pytest.raises(FrozenInstanceError):
+        hit.message = "other"
+    assert not hasattr(hit, "__dict__")  # slotted

@@ -1,5 +1,6 @@
-"""Rules skipped by a memo (``Rule.memo``): each reads nothing of a call or the session outside its
-key, and the findings with the memo are the findings without it, on varied sessions."""
+"""Rules the engine skips for a call like one they found nothing for (``Rule.depends``): each reads
+nothing of a call or the session outside what it declared, and the findings with the engine's memory
+are the findings without it, on varied sessions."""
 
 from __future__ import annotations
 
@@ -8,15 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from a2a_capture.analyze.depends import CARD_FETCH, INTERFACE, key_of
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.findings import RULES
-from a2a_capture.analyze.rules.cards import card_memo
-from a2a_capture.analyze.rules.memos import interface_memo
 from tests.builders import ORIGIN, block, card, fetch_card, http_request, http_response, message, rpc, write
 from tests.test_rules import CASES, DONE, SECURED, TENANT, TWO_JSONRPC, V03
 
-MEMOIZED = sorted(rule_id for rule_id, rule in RULES.items() if rule.memo is not None)
-MEMOS = {rule_id: RULES[rule_id].memo for rule_id in MEMOIZED}
+MEMOIZED = sorted(rule_id for rule_id, rule in RULES.items() if rule.depends is not None)
+DEPENDS = {rule_id: RULES[rule_id].depends for rule_id in MEMOIZED}
 #: what the session answers from the held card, the call's address and the fronts it knows: the key's
 _KEYED_QUESTIONS = {"held_card", "interfaces_for", "interfaces_called", "declared_versions", "address_of",
                     "origin_of", "origins_of", "fronts_learned", "fronts"}
@@ -149,7 +149,7 @@ def _holding_to_keys(monkeypatch) -> dict[str, int]:
             hits, read, asked, held_read = _read_by(rule.check, call, session)
             if hits or call.error is not None or call.notes:
                 return hits  # only a call with no error and no notes is memoized, and only when quiet
-            _, keyed, key_asked, key_held = _read_by(lambda c, s: [rule.memo(c, s)], call, session)
+            _, keyed, key_asked, key_held = _read_by(lambda c, s: [key_of(rule.depends, c, s)], call, session)
             keyed |= _PLANNED
             assert read <= keyed, f"{rule.id} read {sorted(read - keyed)} of {call.label}, outside its key"
             assert asked <= _KEYED_QUESTIONS, f"{rule.id} asked the session {sorted(asked - _KEYED_QUESTIONS)}"
@@ -160,7 +160,7 @@ def _holding_to_keys(monkeypatch) -> dict[str, int]:
             checked[rule.id] += 1
             return hits
 
-        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(rule, check=check, memo=None))
+        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(rule, check=check, depends=None))
     return checked
 
 
@@ -170,11 +170,8 @@ def test_the_interface_rules_and_the_card_rules_are_each_memoized_by_one_key():
     card_rules = {"card-insecure-transport", "card-oversized", "card-path", "card-redirect", "card-schema",
                   "card-secret"}
     assert set(MEMOIZED) == interface_rules | card_rules
-    assert {MEMOS[rule_id] for rule_id in interface_rules} == {interface_memo}
-    assert {MEMOS[rule_id] for rule_id in card_rules} == {card_memo}
-    # the engine skips the rules of a plan's first memo only: no kind of call gets rules of both
-    assert not any(RULES[a].applies_to(None, kind) and RULES[b].applies_to(None, kind)
-                   for a in interface_rules for b in card_rules for kind in ("card", "jsonrpc", "rest", "grpc"))
+    assert {DEPENDS[rule_id] for rule_id in interface_rules} == {INTERFACE}
+    assert {DEPENDS[rule_id] for rule_id in card_rules} == {CARD_FETCH}
 
 
 def test_a_memoized_rule_reads_nothing_outside_its_key(tmp_path, monkeypatch):
@@ -202,10 +199,31 @@ def test_the_memo_changes_no_finding(tmp_path, monkeypatch):
             calls[rule.id] += 1
             return rule.check(call, session)
 
-        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(rule, check=counted, memo=None))
+        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(rule, check=counted, depends=None))
     assert [analyze(paths).findings for paths in sessions] == with_memo
     unmemoized = dict(calls)
     for rule_id in MEMOIZED:  # counted again, memoized: called fewer times, for the same findings
-        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(RULES[rule_id], memo=MEMOS[rule_id]))
+        monkeypatch.setitem(RULES, rule_id, dataclasses.replace(RULES[rule_id], depends=DEPENDS[rule_id]))
     assert [analyze(paths).findings for paths in sessions] == with_memo
     assert all(calls[rule_id] - unmemoized[rule_id] < unmemoized[rule_id] for rule_id in MEMOIZED), calls
+
+
+def test_a_rule_that_reads_what_it_did_not_declare_fails(tmp_path, monkeypatch):
+    """The check above can fail: tenant-not-echoed reads the call's tenant; left out of its
+    declaration, the first quiet call that has one is caught."""
+    rule = RULES["tenant-not-echoed"]
+    narrower = tuple(name for name in rule.depends if name != "tenant")
+    monkeypatch.setitem(RULES, rule.id, dataclasses.replace(rule, depends=narrower))
+    monkeypatch.setitem(DEPENDS, rule.id, narrower)
+    _holding_to_keys(monkeypatch)
+    with pytest.raises(AssertionError, match="tenant-not-echoed read \\['tenant'\\]"):
+        for paths in _sessions(tmp_path):
+            analyze(paths)
+
+
+def test_a_rule_may_declare_only_fields_of_a_call_and_facts_of_the_session():
+    from a2a_capture.analyze.findings import rule
+
+    with pytest.raises(ValueError, match="depends on colour: neither a field of a call nor one of the session"):
+        rule(id="x-colour", severity="info", title="t", spec="s", why="w", example="e", fix="f", on=None,
+             depends=("agent", "colour"))

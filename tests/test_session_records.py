@@ -1,6 +1,6 @@
 """What the session records of a call reads the call as the call's own properties say (``Seen.ok``
-as ``Call.ok``, the A2A kinds as ``Call.is_a2a``), and the template a rule's findings are made from
-is copied, never filled in (on the kit, the example captures, both bench sessions and odd answers)."""
+as ``Call.ok``, the A2A kinds as ``Call.is_a2a``), on the kit, the example captures, both bench
+sessions and odd answers."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from pathlib import Path
 import pytest
 
 from a2a_capture.a2a.decode import A2A_KINDS, decode
-from a2a_capture.analyze.engine import analyze
-from a2a_capture.analyze.findings import RULES, Finding
 from a2a_capture.analyze.session import Session, _fetch_url, card_url, seen, view_of
 from a2a_capture.sources import exchanges
 from tests.builders import block, http_request, http_response, write
@@ -74,31 +72,3 @@ def test_each_status_is_ok_as_the_call_says(tmp_path, status):
     assert _read_alike([path])
 
 
-def test_a_rules_templates_are_copied_not_filled_in(tmp_path):
-    from tests.test_rules import CASES
-
-    for rule_id, (blocks, _, _) in sorted(CASES.items()):
-        analyze([write(tmp_path, *blocks)])
-        rule = RULES[rule_id]
-        assert sorted(rule._templates) == ["advice", "fragile", "wasted"]
-        for outcome, template in rule._templates.items():
-            expected = dict.fromkeys(Finding.model_fields) | {
-                "rule": rule.id, "severity": rule.severity, "title": rule.title, "spec": rule.spec,
-                "wasted": outcome == "wasted", "outcome": outcome}
-            assert template == expected
-            assert list(template) == list(Finding.model_fields)
-
-
-def test_a_seen_record_starts_with_its_place():
-    """Rule.finding reads a related exchange's label and place as a Seen record's items (``[1]``, ``[:3]``)."""
-    from a2a_capture.analyze.session import Seen
-
-    assert Seen._fields[:3] == ("file", "label", "line")
-
-
-def test_poll_terminal_reads_a_sighting_by_index():
-    """poll-terminal reads a task's sighting's exchange, and that exchange's operation and view, by index."""
-    from a2a_capture.analyze.session import Seen, TaskSeen
-
-    assert TaskSeen._fields.index("call") == 1
-    assert (Seen._fields.index("operation"), Seen._fields.index("view")) == (4, 10)

@@ -92,7 +92,26 @@ def rules_markdown() -> str:
             "",
             f"**Fix.** {rule.fix}",
         ]
+    lines += ["", *_WRITING]
     return "\n".join(lines) + "\n"
+
+
+#: how to add a rule, at the end of the page
+_WRITING = [
+    "## Writing a rule",
+    "",
+    "A rule is one function in a module of `a2a_capture/analyze/rules/`, registered by `@rule(...)` with",
+    "its id, severity, title, spec section, why, example and fix (this page is written from them), the",
+    "operations or kinds of call it judges (`on=`) and how its findings are judged (`kind=`: `predicted`,",
+    "`redundant` or `advice`). The function takes the call (a frozen `Call`: what decode read of one",
+    "exchange) and the session (`Knowledge` in `analyze/session.py`: what the client knew just before the",
+    "call), and yields a `Hit(message, related)` for each thing it finds. It keeps nothing between calls:",
+    "what a rule must remember is learned by the session. A rule whose findings follow from a few fields",
+    "of the call and facts of the session may say so (`depends=`, `analyze/depends.py`); the engine then",
+    "skips it for a call like one it found nothing for, and `tests/test_rule_memo.py` fails if it reads",
+    "anything it did not declare. Each rule's example is a tested pair in `tests/test_rules.py` (`CASES`):",
+    "a capture that triggers it and a near miss that does not.",
+]
 
 
 def rules_table() -> str:

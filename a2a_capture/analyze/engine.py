@@ -13,6 +13,7 @@ from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import Call, decode
 from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the rules)
 from a2a_capture.analyze.config import Config, ignored_in_notes
+from a2a_capture.analyze.depends import Key
 from a2a_capture.analyze.facts import ExchangeFacts, exchange_facts
 from a2a_capture.analyze.findings import Finding, Rule, Severity
 from a2a_capture.analyze.places import Places
@@ -157,8 +158,6 @@ class Analyzer:
         self._file = ""
         self._active: list[Rule] = []
         self._dispatch: dict[tuple[str | None, str, bool, bool], _Plan] = {}
-        #: the plan of the latest call of each operation with no error and no notes (see ``feed``)
-        self._plain: dict[str | None, _Plan] = {}
         self._pending: list[tuple[float, int, Call]] = []  # finished calls the client may not know of yet
         #: the latest call, while no other waits, and when it ended: learned or put with the others when the
         #: next one starts
@@ -176,8 +175,8 @@ class Analyzer:
         self.files.append(file)
         self._active = self.config.active(file)
         for plan in self._dispatch.values():  # kept for their counts only
-            plan.quiet.clear()
-        self._dispatch, self._plain = {}, {}
+            plan.forget()
+        self._dispatch = {}
 
     def feed(self, exchange: Exchange, call: Call | None = None) -> list[Finding]:
         """Judge one exchange of the current file (``call``: it decoded already); its findings, in rule order."""
@@ -196,38 +195,23 @@ class Analyzer:
             session.apply(heapq.heappop(pending)[2])
         found: list[Finding] = []
         notes, error, operation = call.notes, call.error, call.operation
-        # a call with no error and no notes (most) finds its plan by its operation, where its kind is the
-        # plan's: the key of four put together and looked up for the others only
-        plan = self._plain.get(operation) if error is None and not notes else None
-        if plan is None or plan.kind != call.kind:
-            key = (operation, call.kind, error is not None, bool(notes))
-            plan = self._dispatch.get(key)
-            if plan is None:
-                plan = self._plan_for(key)
-            if error is None and not notes:
-                self._plain[operation] = plan
-        rules, memo = plan.rules, plan.memo
+        key = (operation, call.kind, error is not None, bool(notes))
+        plan = self._dispatch.get(key) or self._plan_for(key)
+        rules, keys = plan.rules, None
         if notes:
             silenced = ignored_in_notes(notes)
-            rules = [] if silenced is None else [entry for entry in rules if entry[0].id not in silenced]
-        elif memo is not None:  # set for calls with no error and no notes only
-            memo_key, anchor = memo(call, session)
-            if plan.quiet.get(memo_key, _UNKNOWN) is anchor:
-                rules, memo = plan.unmemoized, None
-        for rule, check in rules:
-            for hit in check(call, session) or ():
+            rules = [] if silenced is None else [rule for rule in rules if rule.id not in silenced]
+        elif plan.groups:  # a call with no error and no notes: skip the rules quiet before for the same key
+            keys = plan.keys(call, session)
+            rules = plan.unskipped(keys)
+        for rule in rules:
+            for hit in rule.check(call, session) or ():
                 found.append(rule.finding(call, session, hit))
         plan.calls += 1
+        if keys is not None:
+            plan.remember(keys, found)
         if found:
-            if memo is not None:  # a loop, no generator's frame; each rule read from where pydantic keeps it
-                for finding in found:
-                    if finding.__dict__["rule"] in plan.memoized:
-                        break
-                else:
-                    plan.remember(memo_key, anchor)
             self._count(found, call)
-        elif memo is not None:
-            plan.remember(memo_key, anchor)
         if self._keeping:
             self._keep(exchange, call)
         duration = call.duration
@@ -264,35 +248,27 @@ class Analyzer:
         has = {"error"} if error else set()
         if notes:
             has.add("notes")
-        rules = [(rule, rule.check) for rule in self._active if rule.applies_to(operation, kind) and rule.needs <= has]
+        rules = [rule for rule in self._active if rule.applies_to(operation, kind) and rule.needs <= has]
         plan = self._dispatch[key] = _Plan(key, rules, memoizing=not (error or notes))
         self._plans.append(plan)
         return plan
 
     def _count(self, found: list[Finding], call: Call) -> None:
-        """One call's findings, counted. Their place and a wasted one's cost are the call's own (a
-        finding's file, exchange, number and, but for advice, cost are the call's), read of it once."""
+        """One call's findings, counted: by rule and outcome, and the call's place among the wasted
+        and the fragile round trips (a finding's place and a wasted one's cost are the call's)."""
         if self.keep_findings:
             self.findings += found
-        tally, wasted, fragile = self._tally, False, False
         for finding in found:
-            values = finding.__dict__  # where pydantic keeps the fields: its ``__getattr__`` makes each attribute slow
-            rule, outcome = values["rule"], values["outcome"]
-            try:  # by rule, then outcome: keys of one string each, their hash kept; indexed, without get's calls
-                tally[rule][outcome] += 1
-            except KeyError:  # first found
-                self._tallied.append((rule, values["severity"], outcome))
-                tally.setdefault(rule, {})[outcome] = 1
-            if outcome == "wasted":  # a finding is wasted when its outcome is
-                wasted = True
-            elif outcome == "fragile":
-                fragile = True
-        if wasted or fragile:  # the call's place (a webhook's label is "webhook N")
-            file, webhook, number = call.file, call.label[0] == "w", call.number
-            if wasted and self._wasted.add(file, webhook, number) and (cost := call.duration) is not None:
-                self._wasted_seconds = cost if self._wasted_seconds is None else self._wasted_seconds + cost
-            if fragile:
-                self._fragile.add(file, webhook, number)
+            by_outcome = self._tally.setdefault(finding.rule, {})
+            if finding.outcome not in by_outcome:  # first found: the summary counts in this order
+                self._tallied.append((finding.rule, finding.severity, finding.outcome))
+            by_outcome[finding.outcome] = by_outcome.get(finding.outcome, 0) + 1
+        outcomes = {finding.outcome for finding in found}
+        webhook = call.label.startswith("webhook")
+        if "wasted" in outcomes and self._wasted.add(call.file, webhook, call.number) and call.duration is not None:
+            self._wasted_seconds = (self._wasted_seconds or 0.0) + call.duration
+        if "fragile" in outcomes:
+            self._fragile.add(call.file, webhook, call.number)
 
     def _keep(self, exchange: Exchange, call: Call) -> None:
         """A call's record kept or handed over, its exchange's facts kept, as asked."""
@@ -320,7 +296,7 @@ class Analyzer:
         for rule, severity, outcome in self._tallied:  # in the order first found
             count = self._tally[rule][outcome]
             by_rule[rule] += count
-            by_severity[_SEVERITY[severity]] += count
+            by_severity[severity.value] += count
             by_outcome[outcome] += count
         return Summary(
             files=list(self.files),
@@ -338,33 +314,51 @@ class Analyzer:
 
 
 class _Plan:
-    """The rules a kind of call gets, and what they found nothing for before (see ``Rule.memo``):
-    the rules that share the first memo among them are skipped for a key they were quiet for."""
+    """The rules a kind of call gets, and, for rules that declare what their findings depend on
+    (``Rule.depends``), the keys they found nothing for: rules of one declaration share a key, worked
+    out once a call, and are skipped for a key they were all quiet for."""
 
-    __slots__ = ("calls", "key", "kind", "memo", "memoized", "quiet", "rules", "unmemoized")
+    __slots__ = ("calls", "groups", "key", "quiet", "rules")
 
-    def __init__(self, key: tuple[str | None, str, bool, bool], rules: list[tuple[Rule, Callable]],
-                 memoizing: bool) -> None:
+    def __init__(self, key: tuple[str | None, str, bool, bool], rules: list[Rule], memoizing: bool) -> None:
         self.key, self.rules = key, rules
-        self.kind = key[1]
         self.calls = 0  # calls judged by it: the summary counts them by operation
-        memos = [rule.memo for rule, _ in rules if rule.memo is not None] if memoizing else []
-        self.memo = memos[0] if memos else None
-        self.memoized = frozenset(rule.id for rule, _ in rules if self.memo is not None and rule.memo is self.memo)
-        self.unmemoized = [entry for entry in rules if entry[0].id not in self.memoized]
-        #: key -> its anchor, for the keys the memoized rules found nothing for
-        self.quiet: dict[object, object] = {}
+        #: each declaration of the plan's rules, and the ids of the rules that made it
+        groups: dict[tuple[str, ...], set[str]] = {}
+        for rule in rules if memoizing else ():
+            if rule.depends is not None:
+                groups.setdefault(rule.depends, set()).add(rule.id)
+        self.groups = [(Key(depends), ids) for depends, ids in groups.items()]
+        #: per declaration: the keys its rules found nothing for
+        self.quiet: list[set[tuple]] = [set() for _ in self.groups]
 
-    def remember(self, key: object, anchor: object) -> None:
-        if len(self.quiet) >= MAX_QUIET:
-            self.quiet.clear()
-        self.quiet[key] = anchor
+    def forget(self) -> None:
+        self.quiet = [set() for _ in self.groups]
+
+    def keys(self, call: Call, session: Session) -> list[tuple | None]:
+        """Each declaration's key for this call (None: it cannot be told)."""
+        return [key.of(call, session) for key, _ in self.groups]
+
+    def unskipped(self, keys: list[tuple | None]) -> list[Rule]:
+        """The plan's rules but those of a declaration whose key they were quiet for."""
+        skipped = set()
+        for (_, ids), quiet, key in zip(self.groups, self.quiet, keys, strict=True):
+            if key is not None and key in quiet:
+                skipped |= ids
+        return [rule for rule in self.rules if rule.id not in skipped] if skipped else self.rules
+
+    def remember(self, keys: list[tuple | None], found: list[Finding]) -> None:
+        """The keys whose rules found nothing for this call, remembered."""
+        said = {finding.rule for finding in found}
+        for (_, ids), quiet, key in zip(self.groups, self.quiet, keys, strict=True):
+            if key is not None and not ids & said:
+                if len(quiet) >= MAX_QUIET:
+                    quiet.clear()
+                quiet.add(key)
 
 
 #: keys a plan remembers the memoized rules were quiet for, at most (a session has a few)
 MAX_QUIET = 4096
-_UNKNOWN = object()
-_SEVERITY = {severity: severity.value for severity in Severity}  # without the enum's property, once a finding
 
 
 def _name_agents(findings: list[Finding], names: dict[str, str]) -> None:

@@ -8,17 +8,17 @@ looks at one call against what the client knew at that moment.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from operator import itemgetter
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import A2A_KINDS, Call
-from a2a_capture.capture.models import maker
+from a2a_capture.analyze.depends import check_declared
+from a2a_capture.capture.models import built
 
 
 class Severity(StrEnum):
@@ -70,32 +70,20 @@ class Finding(BaseModel):
 Kind = Literal["predicted", "redundant", "advice"]
 
 
-class Hit(tuple):
+@dataclass(frozen=True, slots=True)
+class Hit:
     """What a check returns: the message, and the calls that had already answered it.
 
     ``kind`` overrides the rule's own where one rule says two things (a bad page size is a
-    prediction, a page past the last one is redundant).
-
-    A tuple (message, related, kind, lenient), read by its names or, in ``Rule.finding``, unpacked: a
-    check that makes one for most calls it judges makes it by ``tuple.__new__(Hit, (...))``, without
-    the frame of a constructor (a dataclass's ``__init__`` made each one at five times the cost)."""
-
-    __slots__ = ()
-
-    def __new__(cls, message: str, related: list | None = None, kind: Kind | None = None,
-                lenient: str | None = None) -> Hit:
-        return tuple.__new__(cls, (message, [] if related is None else related, kind, lenient))
+    prediction, a page past the last one is redundant)."""
 
     #: the sentence the finding says
-    message = property(itemgetter(0))
+    message: str
     #: earlier exchanges (``Seen`` records: file, label, line)
-    related = property(itemgetter(1))
-    kind = property(itemgetter(2))
+    related: Sequence = ()
+    kind: Kind | None = None
     #: what made the call work anyway, where the rule can say it more exactly than its default
-    lenient = property(itemgetter(3))
-
-    def __repr__(self) -> str:
-        return f"Hit(message={self[0]!r}, related={self[1]!r}, kind={self[2]!r}, lenient={self[3]!r})"
+    lenient: str | None = None
 
 
 Check = Callable[[Call, "object"], Iterable[Hit]]
@@ -123,22 +111,11 @@ class Rule:
     #: what a call must carry for the rule to have anything to say of it: "error" (the agent
     #: answered with an error), "notes" (the exchange has notes); the engine calls it for those only
     needs: frozenset[str] = frozenset()
-    #: a key of what the check reads of a call and of the session, for a call with no error and no
-    #: notes: ``memo(call, session) -> (key, anchor)``, the anchor an object the key names by identity.
-    #: A check whose findings follow from the key alone: once it found nothing for a key, the engine
-    #: does not call it again for that key (tests/test_rule_memo.py holds every such check to its key)
-    memo: Callable[[Call, object], tuple[object, object]] | None = None
-    #: a finding's values that are this rule's and its outcome's (its id, severity, title and spec; the outcome
-    #: and whether it was wasted), every other field's key with them in Finding's order, by outcome: what
-    #: ``finding`` copies and fills in
-    _templates: dict = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        template = dict.fromkeys(Finding.model_fields)
-        template.update(rule=self.id, severity=self.severity, title=self.title, spec=self.spec)
-        templates = {outcome: template | {"wasted": outcome == "wasted", "outcome": outcome}
-                     for outcome in ("wasted", "fragile", "advice")}
-        object.__setattr__(self, "_templates", templates)  # a frozen dataclass's own field, set once
+    #: what the check's findings depend on, for a call with no error and no notes: fields of the call and
+    #: facts of the session (analyze/depends.py). Two such calls that agree on all of them get the same
+    #: findings, so once the check found nothing for one the engine skips it for the other (tests/
+    #: test_rule_memo.py fails when a check reads what its rule did not declare). None: called every time
+    depends: tuple[str, ...] | None = None
 
     def applies_to(self, operation: str | None, kind: str) -> bool:
         if self.on is None:
@@ -155,45 +132,26 @@ class Rule:
 
     def finding(self, call: Call, session, hit: Hit) -> Finding:
         """The finding a hit of this rule's check makes on ``call``."""
-        message, related, kind, lenient = hit  # a Hit's items, without a property's call for each
         held = session.held_card(call)
-        agent_name = (held.card.name if held is not None else None) or call.agent  # a card's name, once read
-        kind = kind or self.kind
+        agent_name = (held.card.name if held is not None else None) or call.agent
+        kind = hit.kind or self.kind
         outcome = "wasted" if kind == "redundant" else judge(kind, call, self.fails_as)
+        lenient, message = hit.lenient or self.lenient, hit.message
         if outcome == "fragile":
             if call.error is not None:  # say only what a strict agent does: this one failed, so what it let
-                strict = (lenient or self.lenient).partition("; ")[2]  # through is unknown
+                strict = lenient.partition("; ")[2]  # through is unknown
                 message += f"; not refused for this (it failed with {call.error.name}); {strict}"
             else:
-                message += f"; it worked because {lenient or self.lenient}"
-        labels, locations = [], []
-        for earlier in related:  # one loop, no comprehension's frame: most findings cite one exchange
-            labels.append(earlier[1])  # a Seen record's label, and its place: file, label, line (its first three
-            locations.append(earlier[:3])  # fields), without a named field's lookup (a descriptor's, each)
-        # every field given, of its type (from decoded facts): made without validating, at a quarter of its
-        # cost (a session of polls makes a finding per exchange); tests/test_findings_model.py holds each
-        # rule's finding to the validated model. The rule's own fields and the outcome's come with a copy of
-        # its template (every field's key, in Finding's order, so every field is given: made by Finding's maker,
-        # without ``built``'s frame and count of the fields): a copy and a store per other field cost a third
-        # less than a dict display of all of them, which CPython builds key by key, growing the dict, past 16 keys
-        values = self._templates[outcome].copy()
-        values["message"] = message
-        values["file"] = call.file
-        values["exchange"] = call.label
-        values["number"] = call.number
-        values["line"] = call.line
-        values["flow"] = call.flow
-        values["related"] = labels
-        values["related_locations"] = locations
-        if outcome != "advice":  # advice costs nothing: its template's None
-            values["cost"] = call.duration
-        values["operation"] = call.operation
-        values["agent"] = call.agent
-        values["agent_name"] = agent_name
-        return _make_finding(values)
-
-
-_make_finding = maker(Finding)
+                message += f"; it worked because {lenient}"
+        # every field given, of its type (from decoded facts): made without validating again
+        # (tests/test_findings_model.py holds each rule's finding to the validated model)
+        return built(Finding, {
+            "rule": self.id, "severity": self.severity, "title": self.title, "message": message, "spec": self.spec,
+            "file": call.file, "exchange": call.label, "number": call.number, "line": call.line, "flow": call.flow,
+            "related": [earlier.label for earlier in hit.related],
+            "related_locations": [(earlier.file, earlier.label, earlier.line) for earlier in hit.related],
+            "cost": call.duration if outcome != "advice" else None, "operation": call.operation,
+            "agent": call.agent, "agent_name": agent_name, "wasted": outcome == "wasted", "outcome": outcome})
 
 
 def judge(kind: Kind, call: Call, fails_as: frozenset[str] | None = None) -> Literal["wasted", "fragile", "advice"]:
@@ -259,16 +217,18 @@ def ref(other, call: Call) -> str:
 def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, fix: str, *,
          on: tuple[str, ...] | None, kind: Kind = "predicted", lenient: str | None = None,
          fails_as: frozenset[str] | None = None, needs: tuple[str, ...] = (),
-         memo: Callable[[Call, object], tuple[object, object]] | None = None):
+         depends: tuple[str, ...] | None = None):
     """Register a check as a rule, declared once: what it says (docs/rules.md is written from
     it), which calls it judges (``on``, ``needs``), and how its findings are judged (``kind``)."""
     if not set(needs) <= NEEDS:
         raise ValueError(f"rule {id} needs {', '.join(sorted(set(needs) - NEEDS))}; a rule may need {sorted(NEEDS)}")
+    if depends is not None:
+        check_declared(id, depends)
     def register(check: Check) -> Check:
         if id in RULES:
             raise ValueError(f"rule {id} is defined twice")
         RULES[id] = Rule(id, Severity(severity), title, spec, why.strip(), example.strip(), fix.strip(), check,
                          kind, lenient or Rule.lenient, frozenset(on) if on is not None else None, fails_as,
-                         frozenset(needs), memo)
+                         frozenset(needs), depends)
         return check
     return register

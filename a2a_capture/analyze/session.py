@@ -16,7 +16,7 @@ from urllib.parse import urlunsplit
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card, Interface, split_url, url_origin
-from a2a_capture.a2a.decode import A2A_KINDS, Call, fixed
+from a2a_capture.a2a.decode import Call, fixed
 
 #: routes whose interfaces a session remembers at most (a session has a few; hostile input, any number)
 _MAX_ROUTES = 1024
@@ -28,8 +28,8 @@ _REWROTE = re.compile(r"a2a-capture rewrote the card's interface (\S+) to (\S+) 
 class Seen(NamedTuple):
     """An earlier exchange as findings cite it: where it is and what it was, not its bodies.
 
-    A named tuple: fixed once made, and made for every exchange at a quarter of a frozen
-    dataclass's cost."""
+    A named tuple, read by its names: fixed once made, and made for every exchange at a quarter
+    of a frozen dataclass's cost."""
 
     file: str
     label: str
@@ -46,19 +46,9 @@ class Seen(NamedTuple):
 
 
 def seen(call: Call) -> Seen:
-    operation, status = call.operation, call.status
-    # ``ok`` as Call.ok says it, without the property's call (a frame made in C, for every exchange)
-    ok = call.error is None and (status is None or status < 300 or status == 304)
-    view = None
-    if operation == "GetTask":  # view_of(call), without its frame: most polls name a number or none
-        view = call.params.get("historyLength")
-        if view is not None and isinstance(view, (dict, list)):  # most name none: no look through the types
-            view = _hashable(view)
-    return _new_seen(Seen, (call.file, call.label, call.line, call.agent, operation or call.kind, call.path,
-                            call.method, call.started, ok, status is not None, view))
-
-
-_new_seen = tuple.__new__  # every field given, in order: the tuple at once, without Seen's keyword handling
+    operation = call.operation
+    return Seen(call.file, call.label, call.line, call.agent, operation or call.kind, call.path, call.method,
+                call.started, call.ok, call.status is not None, view_of(call) if operation == "GetTask" else None)
 
 
 #: what `Session.apply` reads of a call's parameters (ListTasks: all of them, its filters)
@@ -76,12 +66,8 @@ def without_bodies(call: Call) -> Call:
 
 
 def view_of(call: Call) -> object:
-    """Which view of a task a GetTask asks for: its historyLength, as a dictionary key (most polls
-    name a number or none: no ``_hashable`` frame for those, twice a poll)."""
-    view = call.params.get("historyLength")
-    if view is None:  # most polls: without isinstance's look through a tuple of types
-        return None
-    return _hashable(view) if isinstance(view, (dict, list)) else view
+    """Which view of a task a GetTask asks for: its historyLength, as a dictionary key."""
+    return _hashable(call.params.get("historyLength"))
 
 
 @dataclass(slots=True)
@@ -436,21 +422,14 @@ class Session:
     # -- learning from a call -------------------------------------------------------------------
 
     def apply(self, call: Call) -> None:
-        """Learn from a call, in one frame for the usual call (what ``_see`` and the indexes below take of
-        it written out here: four frames a call were a fifth of learning a poll)."""
+        """Learn from a call: the cards and task states it showed, and the indexes the rules' questions
+        are answered from."""
         self._memo_call = None
         self._route_memo = (None, None)
         if call.upstream is not None or call.notes:
             self._learn_fronts(call)
         kind, operation, agent, status = call.kind, call.operation, call.agent, call.status
-        view = None  # what seen(call) makes, without its frame (tests/test_session_records.py holds it to seen)
-        if operation == "GetTask":
-            view = call.params.get("historyLength")
-            if view is not None and isinstance(view, (dict, list)):
-                view = _hashable(view)
-        ok = call.error is None and (status is None or status < 300 or status == 304)
-        record = _new_seen(Seen, (call.file, call.label, call.line, agent, operation or kind, call.path, call.method,
-                                  call.started, ok, status is not None, view))
+        record = seen(call)
         if kind == "card":
             key = card_url(call)
             if call.card is not None and agent:
@@ -460,12 +439,7 @@ class Session:
                 self._hold(call, record, held.card, held.extended, key)
         elif call.extended_card is not None and agent:
             self._hold(call, record, call.extended_card, True, card_url(call))
-        tasks, ended = self.tasks, self.ended_tasks
-        for task, state in call.states:  # as _see does (most exchanges show one state)
-            seen_now = _new_seen(TaskSeen, (state, record, agent))
-            tasks[task] = seen_now
-            if state in _TERMINAL and task not in ended:
-                ended[task] = seen_now
+        self._see(call.states, record)
         if call.late_states:
             stream = self.streams.get((call.file, call.late_stream or -1))
             self._see(call.late_states, stream or record)
@@ -482,20 +456,20 @@ class Session:
                 polls = on_task.agents[agent] = Polls()
             on_task.count += 1
             polls.count += 1
-            polls.last = polls.views[view] = record  # record.view
+            polls.last = polls.views[record.view] = record
         elif operation == "SendMessage" and task:
             configuration = call.params.get("configuration")
-            self.sends[(task, agent)] = _new_seen(Send, (record, isinstance(configuration, dict) and configuration.get(
-                "returnImmediately") is True, call.inline_push))
+            self.sends[(task, agent)] = Send(record, isinstance(configuration, dict)
+                                             and configuration.get("returnImmediately") is True, call.inline_push)
         elif operation == "ListTasks":
             self.list_pages[(agent, _list_filters(call))] = (record, call.last_page)
         elif operation == "SubscribeToTask" and status == 405:
             self.refused_verbs[(agent, call.method)] = record
-        elif kind == "card" and ok and call.path.endswith(spec.CARD_PATH):  # record.ok
+        elif kind == "card" and record.ok and call.path.endswith(spec.CARD_PATH):
             self.right_path_cards[agent] = record
         if call.message_id and operation in ("SendMessage", "SendStreamingMessage"):
             self.sent_messages.setdefault((self.agent_key(call), call.message_id), record)
-        if kind in A2A_KINDS:  # Call.is_a2a, without the property's call
+        if call.is_a2a:
             self.last_a2a_calls[agent] = (record, call.task_id)
 
     def _learn_fronts(self, call: Call) -> None:
@@ -585,7 +559,7 @@ class Session:
         """Tasks in the states an exchange (``record``) showed them in, all in one call: most show one."""
         tasks, ended = self.tasks, self.ended_tasks
         for task, state in states:
-            seen_now = _new_seen(TaskSeen, (state, record, record.agent))
+            seen_now = TaskSeen(state, record, record.agent)
             tasks[task] = seen_now
             if state in _TERMINAL and task not in ended:
                 ended[task] = seen_now

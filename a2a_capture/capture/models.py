@@ -267,29 +267,19 @@ def maker(cls: type[M]) -> Callable[[dict], M]:
 
 
 def _maker(cls: type[M]) -> Callable[[dict], M]:
-    fields, plain = _fields(cls), _plain(cls)
+    fields = _fields(cls)
+    new, store = cls.__new__, object.__setattr__
 
     def make(values: dict) -> M:
-        model = plain()  # pydantic's own slots set by plain stores (each a call of its setter otherwise)
-        model.__dict__ = values
-        model.__pydantic_fields_set__ = fields
-        model.__pydantic_extra__ = None
-        model.__pydantic_private__ = None
-        model.__class__ = cls  # then a cls, as any other
+        """What ``cls.model_construct(**values)`` makes (its own stores, as it makes them), without its
+        look at each field for a default to fill in: every field is given."""
+        model = new(cls)
+        store(model, "__dict__", values)
+        store(model, "__pydantic_fields_set__", fields)
+        store(model, "__pydantic_extra__", None)
+        store(model, "__pydantic_private__", None)
         return model
     return make
-
-
-def _plain(cls: type[M]) -> type[M]:
-    """A twin of ``cls`` for ``maker`` to make its models as: the same layout (no slots of its own), but
-    attributes stored as ``object.__setattr__`` stores them (pydantic's ``__setattr__`` and ``__delattr__``
-    make any store a call) and made by a call of the class without pydantic's ``__init__`` (``object.__new__``
-    called as a function makes and slices a tuple of its arguments). Made by ``type.__new__`` alone, without
-    pydantic's class set-up (it is never validated, shown or used but for the time a model is made), so a
-    model's class can be set to ``cls``."""
-    return type.__new__(type(cls), f"_Plain{cls.__name__}", (cls,), {
-        "__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__,
-        "__init__": object.__init__, "__module__": __name__, "__qualname__": f"_Plain{cls.__name__}"})
 
 
 def _fields(cls: type) -> set[str]:

@@ -18,10 +18,6 @@ from typing import NamedTuple
 _BLOCK = re.compile(rb"(?:\r\n|\r|\n)*((?:[^\r\n]+(?:\r\n|\r|\n|\Z))+)(?:\r\n|\r|\n)?")
 
 
-#: an Event from its fields in order, without the named tuple's own (Python) constructor
-_new_event = tuple.__new__
-
-
 class Event(NamedTuple):
     """One SSE frame."""
 
@@ -86,8 +82,8 @@ def _data_frames(body: bytes, eol: bytes, times: list[float | None],
         if not piece.startswith(b"data: ") or b"\n" in piece or b"\r" in piece:
             return None
         end = start + len(piece) + gap
-        events.append(_new_event(Event, (piece[6:].decode("utf-8", "replace"), None, None, None, (),
-                                         times[index] if index < timed else None, (), start, end)))
+        events.append(Event(piece[6:].decode("utf-8", "replace"), None, None, None, (),
+                            times[index] if index < timed else None, (), start, end))
         start = end
     return events
 
@@ -134,8 +130,7 @@ def _split(body: bytes, eol: bytes, times: list[float | None], notes: dict[int, 
         noted = tuple(notes[index]) if notes and index in notes else ()
         if one_line and frame.startswith(b"data:"):
             data = frame[6:] if frame[5:6] == b" " else frame[5:]  # the common frame: one `data:` line
-            events.append(_new_event(Event, (data.decode("utf-8", "replace"), None, None, None, (), at, noted,
-                                             start, end)))
+            events.append(Event(data.decode("utf-8", "replace"), None, None, None, (), at, noted, start, end))
         else:
             events.append(_event(frame.splitlines(), at, noted, start, end))
         start = end

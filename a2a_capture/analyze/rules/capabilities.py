@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from a2a_capture.a2a import spec
+from a2a_capture.analyze.depends import INTERFACE
 from a2a_capture.analyze.findings import Hit, ref, rule
-from a2a_capture.analyze.rules.memos import interface_memo
 
 
 def _gated(capability_rule: str):
@@ -51,7 +51,7 @@ come. The card had already answered the question.""",
     fix="Check `capabilities.pushNotifications` first; poll or stream instead.",
     lenient="this agent serves push configs its card does not offer; an agent that follows its card refuses them",
     fails_as=spec.REFUSED_CAPABILITY,
-    memo=interface_memo,  # sends, most of them with no push config, to the same few cards
+    depends=INTERFACE,  # sends, most of them with no push config, to the same few cards
 )(_gated("capability-push"))
 
 rule(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from functools import lru_cache
 
 from a2a_capture.a2a.cards import split_url
+from a2a_capture.analyze.depends import CARD_FETCH
 from a2a_capture.analyze.findings import Hit, rule
 
 #: a card larger than this is suspicious; real cards are a few kilobytes
@@ -25,20 +25,6 @@ _PUBLIC_KEYS = {"signature", "protected", "signatures", "tokenUrl", "refreshUrl"
                 "deviceAuthorizationUrl", "oauth2MetadataUrl", "openIdConnectUrl", "bearerFormat"}
 
 
-def card_memo(call, session) -> tuple[tuple, object]:
-    """What the card rules that judge a fetch by itself read (transport, redirect, size, schema,
-    secrets, path), for a call with no error and no notes: where the fetch went and how it was
-    answered, and its card by identity (the anchor): the same bytes served again are the same card,
-    so the same body, size and secrets. A body that is an object but no card (card-secret reads it)
-    is keyed by nothing: its anchor is new each time, so it is never found again. Equal keys, equal
-    findings: once these rules found nothing for a key, the engine skips them for it (a client
-    refetches its cards; tests/test_rule_memo.py holds each rule to it)."""
-    card, body = call.card, call.response_json
-    anchor = object() if card is None and isinstance(body, dict) else card
-    return (call.kind, call.agent, call.status, call.path, call.card_bytes, id(card)), anchor
-
-
-@lru_cache(maxsize=1024)  # the same few agents fetch their cards again and again
 def _loopback(host: str) -> bool:
     if host in ("localhost", "") or host.endswith(".localhost"):
         return True
@@ -51,7 +37,7 @@ def _loopback(host: str) -> bool:
 @rule(
     id="card-insecure-transport",
     on=("card",),
-    memo=card_memo,
+    depends=CARD_FETCH,
     severity="warning",
     title="Card fetched over plain HTTP from a remote host",
     spec="§7.1, §8.2",
@@ -70,7 +56,6 @@ def card_insecure_transport(call, session):
         yield Hit(f"the card of {call.agent} came over plain HTTP")
 
 
-@lru_cache(maxsize=256)  # a session fetches cards from a few agents, over and over
 def _plain_http_remote(agent: str) -> bool:
     parts = split_url(agent)
     return parts.scheme == "http" and not _loopback(parts.hostname or "")
@@ -79,7 +64,7 @@ def _plain_http_remote(agent: str) -> bool:
 @rule(
     id="card-redirect",
     on=("card",),
-    memo=card_memo,
+    depends=CARD_FETCH,
     severity="info",
     title="Card fetch redirected",
     spec="§8.2",
@@ -98,7 +83,7 @@ def card_redirect(call, session):
 @rule(
     id="card-oversized",
     on=("card",),
-    memo=card_memo,
+    depends=CARD_FETCH,
     severity="warning",
     title="Card larger than a card needs to be",
     spec="§8.6",
@@ -117,7 +102,7 @@ def card_oversized(call, session):
 @rule(
     id="card-schema",
     on=("card",),
-    memo=card_memo,
+    depends=CARD_FETCH,
     severity="warning",
     title="Card does not follow the schema of its version",
     spec="§1.4 (the proto AgentCard is normative), §5.5 (JSON field names are camelCase)",
@@ -142,7 +127,7 @@ def card_schema(call, session):
 @rule(
     id="card-secret",
     on=("card",),
-    memo=card_memo,
+    depends=CARD_FETCH,
     severity="error",
     title="Card carries something that looks like a secret",
     spec="§13.3",
@@ -156,20 +141,10 @@ password inside it is disclosed to all of them.""",
 def card_secret(call, session):
     if call.kind != "card" or not isinstance(call.response_json, dict):
         return
-    key = call.card.fingerprint if call.card is not None else None
-    found = _SEEN_SECRETS.get(key) if key else None
-    if found is None:
-        found = sorted(set(_secrets(call.response_json, "$")))
-        if key:  # the same card served again holds the same secrets: looked for once
-            if len(_SEEN_SECRETS) > 256:
-                _SEEN_SECRETS.clear()
-            _SEEN_SECRETS[key] = found
+    found = sorted(set(_secrets(call.response_json, "$")))
     if found:
         more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
         yield Hit(f"the card holds what looks like a secret at {', '.join(found[:3])}{more}")
-
-
-_SEEN_SECRETS: dict[str, list[str]] = {}
 
 
 def _secrets(value, path: str, depth: int = 0):

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from a2a_capture.a2a import spec
+from a2a_capture.analyze.depends import CARD_FETCH
 from a2a_capture.analyze.findings import Hit, ref, rule
-from a2a_capture.analyze.rules.cards import card_memo
 from a2a_capture.analyze.session import asked_with
 
 
 @rule(
     id="card-path",
     on=("card",),
-    memo=card_memo,
+    depends=CARD_FETCH,
     severity="warning",
     title="Card requested at the wrong path",
     spec="§8.2",

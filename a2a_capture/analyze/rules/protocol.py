@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import fnmatch
-from functools import lru_cache
 
 from a2a_capture.a2a import spec
+from a2a_capture.analyze.depends import INTERFACE, has_credentials
 from a2a_capture.analyze.findings import Hit, ref, rule
-from a2a_capture.analyze.rules.memos import has_credentials, interface_memo
 
 
 def _matching_interfaces(call, session, loosely: bool = False):
@@ -18,7 +17,7 @@ def _matching_interfaces(call, session, loosely: bool = False):
 @rule(
     id="version-header-missing",
     on=("a2a",),
-    memo=interface_memo,
+    depends=INTERFACE,
     severity="error",
     title="A 1.0 call without A2A-Version",
     spec="§3.6.1, §3.6.2",
@@ -45,7 +44,7 @@ def version_header_missing(call, session):
 @rule(
     id="method-version-mismatch",
     on=("a2a",),
-    memo=interface_memo,
+    depends=INTERFACE,
     severity="error",
     title="Method or route of the wrong protocol version",
     spec="§3.6.2, §8.3.2",
@@ -113,7 +112,6 @@ def _version_fault(call, session) -> tuple[str, set[str]] | None:
     return None
 
 
-@lru_cache(maxsize=1024)  # a session spells a few names to a few interfaces, over and over
 def _spoken_by_any(name_version: str, versions: tuple[str, ...] | None, declared: frozenset[str]) -> bool:
     """Whether a name of ``name_version`` belongs to any of the versions an interface declares (an
     interface that declares none, as cards before 0.3 do, tells nothing of the names it expects:
@@ -131,7 +129,7 @@ def _before_0_3(call, session) -> bool:
 @rule(
     id="interface-undeclared",
     on=("a2a",),
-    memo=interface_memo,
+    depends=INTERFACE,
     severity="warning",
     title="Call to an interface the card does not declare",
     spec="§8.3.2",
@@ -160,7 +158,7 @@ def interface_undeclared(call, session):
 @rule(
     id="interface-not-preferred",
     on=("a2a",),
-    memo=interface_memo,
+    depends=INTERFACE,
     severity="info",
     title="A later interface used where the first speaks the same binding",
     spec="§8.3.1, §8.3.2",
@@ -192,7 +190,7 @@ def interface_not_preferred(call, session):
 @rule(
     id="tenant-not-echoed",
     on=("a2a",),
-    memo=interface_memo,
+    depends=INTERFACE,
     severity="warning",
     title="Tenant of the chosen interface not sent",
     spec="§8.3.2",
@@ -222,7 +220,7 @@ def tenant_not_echoed(call, session):
 @rule(
     id="auth-missing",
     on=("a2a",),
-    memo=interface_memo,
+    depends=INTERFACE,
     severity="error",
     title="Request without credentials to an agent that requires them",
     spec="§7.3, §3.3.2",
@@ -247,21 +245,7 @@ def auth_missing(call, session):
               f"{ref(held.fetch, call)}) requires {schemes}{answer}", [held.fetch])
 
 
-_MODES: dict[int, tuple] = {}  # id(card) -> (card, its input modes): a few cards, asked again on every send
-
-
-def _input_modes(card) -> tuple[str, ...]:
-    """The media types a card accepts, worked out once per card."""
-    known = _MODES.get(id(card))
-    if known is None or known[0] is not card:
-        if len(_MODES) > 256:
-            _MODES.clear()
-        known = _MODES[id(card)] = (card, tuple(card.accepted_input_modes()))
-    return known[1]
-
-
-@lru_cache(maxsize=1024)  # a session sends a few media types to a few cards, over and over
-def _accepts(modes: tuple[str, ...], media: str) -> bool:
+def _accepts(modes: list[str], media: str) -> bool:
     plain = (mode.split(";")[0].strip().lower() for mode in modes)
     return any(fnmatch.fnmatch(media, spec.MODALITIES.get(mode, mode)) for mode in plain)
 
@@ -277,7 +261,7 @@ The card lists the media types the agent accepts (`defaultInputModes`, and per s
 `inputModes`). A part of any other type is refused with ContentTypeNotSupportedError (-32005).
 Cards of 0.1 wrote kinds of part instead (`text`), which cover their media types (`text/*`).""",
     example="a part with mediaType image/png to an agent whose input modes are text/plain only",
-    memo=interface_memo,
+    depends=INTERFACE,
     fix="Send only media types the card lists, or convert the content first.",
     lenient="this agent took a media type its card does not list; an agent that follows its card refuses it",
     fails_as=spec.REFUSED_INPUT,
@@ -288,7 +272,7 @@ def input_mode(call, session):
     held = session.held_card(call)
     if held is None:
         return
-    modes = _input_modes(held.card)
+    modes = held.card.accepted_input_modes()
     if not modes:
         return
     refused = sorted({media for media in call.part_media_types if not _accepts(modes, media)})

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
 from a2a_capture.analyze.session import view_of
@@ -15,54 +13,19 @@ def _refused_as_ended(error) -> bool:
     return error.name == "UnsupportedOperationError" or error.task_ended
 
 
-@lru_cache(maxsize=64)  # a handful of states, named in most findings
 def _state_word(state: str) -> str:
     return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
 
 
-#: a Hit of its four items (message, related, kind, lenient), made without its constructor's frame
-_hit = tuple.__new__
-#: ``_shown``'s sentences by task id: the sighting and the calling file they were made for, each sentence made
-#: for them by its form, and (``_cited``) each one's hit citing the sighting
-_SHOWN: dict[str, tuple[object, str, dict[str, str], dict[str, Hit]]] = {}
-#: tasks ``_shown`` remembers at most (a session polls a few; hostile input, any number)
-_MAX_SHOWN = 1024
-#: the sentences that name the exchange that showed a task ended, and the state it showed
+#: what a finding on a call on an ended task says: which exchange showed it ended, and in what state
 _POLLED = "{ref} had already shown task {task} {state}; a finished task does not change"
 _ENDED = "{ref} had already shown task {task} {state}"
 _MESSAGED = "the message names task {task}, which {ref} had shown {state}; send a new task in its context instead"
 
 
-def _shown(ended, call, form: str) -> str:
-    """A finding's sentence (``form``) on a call on an ended task, naming the exchange that showed it ended
-    and the state it showed. Every poll of a finished task says it again, so it is made once per task and
-    file: keyed on all it reads, the task id, the sighting (``ended``, fixed once made: its exchange and state;
-    held, so ``is`` cannot meet another in its place), the file of the call (``ref`` names another file) and
-    the form."""
-    task = call.task_id
-    said = _SHOWN.get(task)
-    if said is None or said[0] is not ended or said[1] != call.file:
-        if len(_SHOWN) >= _MAX_SHOWN:
-            _SHOWN.clear()
-        said = _SHOWN[task] = (ended, call.file, {}, {})
-    text = said[2].get(form)
-    if text is None:
-        text = said[2][form] = form.format(ref=ref(ended.call, call), task=task, state=_state_word(ended.state))
-    return text
-
-
-def _cited(ended, call, form: str) -> Hit:
-    """``_shown``'s sentence as a hit citing the exchange that showed the task ended, remembered with it: all of
-    it follows from what the sentence is keyed on, and a hit is only read (``Rule.finding``), so one serves
-    every call on the task (a dataclass made and a list a call, where most such calls are found)."""
-    said = _SHOWN.get(call.task_id)
-    if said is not None and said[0] is ended and said[1] == call.file:
-        hit = said[3].get(form)
-        if hit is not None:
-            return hit
-    hit = Hit(_shown(ended, call, form), [ended.call])  # _shown makes the task's entry anew where it must
-    _SHOWN[call.task_id][3][form] = hit
-    return hit
+def _already_ended(ended, call, said: str) -> str:
+    """``said`` (one of the sentences above) of a call on a task that ``ended`` showed ended."""
+    return said.format(ref=ref(ended.call, call), task=call.task_id, state=_state_word(ended.state))
 
 
 @rule(
@@ -113,16 +76,12 @@ def poll_terminal(call, session):
     ended = session.ended(call.task_id)
     if ended is None:
         return
-    # the sighting's exchange, its operation and view read by index (``ended.call``, ``earlier.operation``,
-    # ``earlier.view``): a named tuple's field is a descriptor that each read looks up
-    earlier, view = ended[1], call.params.get("historyLength")
-    if view is not None:  # most polls name none: view_of(call) without its frame
-        view = view_of(call)
-    if earlier[4] == "GetTask" and earlier[10] != view:
+    earlier, view = ended.call, view_of(call)
+    if earlier.operation == "GetTask" and earlier.view != view:
         return  # a different view of the task (history length), not a poll
     later = session.last_poll(call.task_id, call.agent, view)
     related = [earlier] if later is None or later is earlier else [earlier, later]
-    yield _hit(Hit, (_shown(ended, call, _POLLED), related, None, None))  # every item given: no frame
+    yield Hit(_already_ended(ended, call, _POLLED), related)
 
 
 @rule(
@@ -143,7 +102,7 @@ def cancel_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield _cited(ended, call, _ENDED)
+        yield Hit(_already_ended(ended, call, _ENDED), [ended.call])
     elif call.error is not None and (call.error.name == "TaskNotCancelableError" or call.error.task_ended):
         yield Hit(f"the agent answered {call.error.name}: task {call.task_id} had already ended")
 
@@ -171,7 +130,7 @@ def message_terminal(call, session):
         # tasks/send names its task in params.id, to create, continue or restart it: no mistake there)
     ended = session.ended(call.task_id)
     if ended is not None and ended.call is not call:
-        yield _cited(ended, call, _MESSAGED)
+        yield Hit(_already_ended(ended, call, _MESSAGED), [ended.call])
     elif call.error is not None and _refused_as_ended(call.error) and ended is None:
         yield Hit(f"the agent refused a message to task {call.task_id}: it had already ended")
 
@@ -194,7 +153,7 @@ def subscribe_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield _cited(ended, call, _ENDED)
+        yield Hit(_already_ended(ended, call, _ENDED), [ended.call])
     elif call.error is not None and _refused_as_ended(call.error):
         held = session.held_card(call)
         if held is None or held.card.streaming or call.error.task_ended:
@@ -283,8 +242,7 @@ def duplicate_message_id(call, session):
         return
     earlier = session.sent_message(call)
     if earlier is not None and earlier.answered and earlier.ok:
-        yield _hit(Hit, (f"messageId {call.message_id} was already sent in {ref(earlier, call)}", [earlier], None,
-                         None))
+        yield Hit(f"messageId {call.message_id} was already sent in {ref(earlier, call)}", [earlier])
 
 
 @rule(
