@@ -12,6 +12,7 @@ import asyncio
 import hmac
 import json
 import re
+import threading
 from importlib import resources
 from urllib.parse import parse_qs
 
@@ -170,7 +171,14 @@ class ViewApp:
     async def _events(self, send, receive, since: int) -> None:
         """Server-Sent Events: the rows that changed, as they change, until the page goes away."""
         loop, changed = asyncio.get_running_loop(), asyncio.Event()
-        stop = self.state.listen(lambda: loop.call_soon_threadsafe(changed.set))
+        pending = threading.Event()  # a wake-up is on its way: the feeding thread asks the loop once, not per row
+
+        def wake() -> None:
+            if not pending.is_set():
+                pending.set()
+                loop.call_soon_threadsafe(changed.set)
+
+        stop = self.state.listen(wake)
         await send({"type": "http.response.start", "status": 200, "headers": [
             (b"content-type", b"text/event-stream; charset=utf-8"), *_HEADERS]})
         gone = asyncio.ensure_future(_disconnected(receive))
@@ -189,6 +197,7 @@ class ViewApp:
                 else:
                     await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
                 changed.clear()
+                pending.clear()
                 waiter = asyncio.ensure_future(changed.wait())
                 await asyncio.wait([waiter, gone], timeout=15, return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()

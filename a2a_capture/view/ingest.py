@@ -118,23 +118,27 @@ class _LineOffsets:
     """Byte offsets of lines, found by reading the file forward once as the asked-for lines grow."""
 
     def __init__(self, stream) -> None:
-        self.stream, self.line, self.offset, self.buffer = stream, 1, 0, b""
+        self.stream = stream
+        self.line = 1  # the line that starts at ``base + position``
+        self.base, self.position, self.buffer = 0, 0, b""
 
     def of(self, line: int | None) -> int:
         if line is None:
-            return self.offset
+            return self.base + self.position
+        buffer, position = self.buffer, self.position
         while self.line < line:
-            newline = self.buffer.find(b"\n")
+            newline = buffer.find(b"\n", position)
             if newline < 0:
                 chunk = self.stream.read(1 << 20)
                 if not chunk:
                     break
-                self.buffer += chunk
+                self.base += position  # keep only what is not read yet: no copy of what was
+                buffer, position = buffer[position:] + chunk, 0
                 continue
-            self.offset += newline + 1
-            self.buffer = self.buffer[newline + 1:]
+            position = newline + 1
             self.line += 1
-        return self.offset
+        self.buffer, self.position = buffer, position
+        return self.base + position
 
 
 class Tail:

@@ -14,6 +14,7 @@
   let whole = false;
   let bodyHits = null;       // row indices the server found the search in (null: no body search)
   let version = 0;
+  let stems = [];            // each file's name without folder and suffix
   const facets = { agent: new Set(), op: new Set(), rule: new Set() };
 
   function api(path) {
@@ -55,6 +56,8 @@
     const meta = await (await api("/api/meta")).json();
     meta.columns.forEach((name, i) => (C[name] = i));
     $("files").textContent = meta.files.join(", ");
+    stems = meta.files.map((f) => f.split("/").pop().replace(/\.[^.]*$/, ""));
+    document.body.classList.toggle("one-file", meta.files.length === 1);
     readHash();
     let from = 0, first = true;
     for (;;) {
@@ -114,13 +117,17 @@
     return true;
   }
   function refilter() {
+    const began = performance.now();  // "filter" entries: how long a filter takes (bench/view.py reads them)
     const f = filterState(), q = f.q.toLowerCase();
     shown = [];
     for (let i = 0; i < rows.length; i++) if (rows[i] && passes(rows[i], f, q)) shown.push(i);
     $("spacer").style.height = shown.length * ROW() + "px";
     summarize(f);
     render(true);
+    performance.measure("filter", { start: began, detail: { rows: rows.length, shown: shown.length } });
+    if (!firstRows && shown.length) { firstRows = true; performance.mark("first-rows"); }
   }
+  let firstRows = false;
   function summarize(f) {
     let wasted = 0, fragile = 0, findings = 0, failed = 0;
     for (const i of shown) {
@@ -168,6 +175,7 @@
     const started = r[C.started], duration = r[C.duration];
     node.append(
       el("span", "c-n", r[C.label]),
+      el("span", "c-file", stems[r[C.file]] || ""),
       el("span", "c-t", started !== null && origin !== null ? "+" + (started - origin).toFixed(3) + " s" : ""),
       el("span", "c-agent", r[C.agent]),
       el("span", "c-op", r[C.operation] || r[C.method] + " " + r[C.target]),
@@ -177,8 +185,8 @@
       el("span", "c-dur", duration !== null ? (duration * 1000).toFixed(1) : ""));
     const badges = el("span", "c-badges");
     for (const f of found) {
-      const badge = el("span", "badge " + f[2], f[2] === "advice" ? f[0] : f[2] + " " + f[0]);
-      badge.title = f[3];
+      const badge = el("span", "badge " + f[2], ({ wasted: "✕ ", fragile: "! ", advice: "i " }[f[2]] || "") + f[0]);
+      badge.title = `${f[2]}: ${f[3]}`;
       badges.appendChild(badge);
     }
     node.appendChild(badges);
