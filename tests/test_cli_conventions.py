@@ -347,3 +347,22 @@ def test_the_docs_name_every_suffix_read_as_a_har_or_flow_file():
     for doc in ("README.md", "docs/many-sessions.md"):
         text = (ROOT / doc).read_text()
         assert [suffix for suffix in CONVERTED if f"`{suffix}`" not in text] == [], doc
+
+
+# -- python -m a2a_capture ---------------------------------------------------------------------------
+
+
+def test_python_m_a2a_capture_runs_the_cli_under_the_name_typed():
+    import subprocess
+
+    from tests.cli import process_env
+
+    command = [sys.executable, "-m", "a2a_capture"]
+    shown = subprocess.run([*command, "--help"], capture_output=True, text=True, env=process_env(), timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("Usage: python -m a2a_capture [OPTIONS] COMMAND"), shown.stdout
+    assert all(name in shown.stdout for name in ("analyze", "check", "record", "report")), shown.stdout
+    wrong = subprocess.run([*command, "analyze", "--fail-on", "x", CAPTURE], capture_output=True, text=True,
+                           env=process_env(), timeout=120)
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip().endswith("(see python -m a2a_capture analyze --help)"), wrong.stderr
