@@ -197,3 +197,18 @@ def test_a_compressed_secret_is_found_and_an_honest_gzip_body_kept(tmp_path):
     path.write_bytes(capture_bytes(capture))
     assert "response body $.result.token (by name)" in run("scan", str(path)).stdout.decode()
     assert b"real-gzip-secret" not in run("show", "--format", "http", str(path)).stdout
+
+
+def test_what_findings_quote_is_masked_in_analyze(tmp_path):
+    location = "https://cards.example.com/agent-card.json?token=planted-location-token"
+    capture = Capture(exchanges=[Exchange(number=1, title="discover", request=Request(
+        method="GET", target="/.well-known/agent-card.json", headers=[("Host", "127.0.0.1:41241")]),
+        response=Response(status=302, reason="Found", headers=[("Location", location)]))])
+    path = tmp_path / "redirect.http"
+    path.write_bytes(capture_bytes(capture))
+    shown = run("analyze", "--fail-on", "never", "--no-redact", str(path)).stdout.decode()
+    assert "planted-location-token" in shown  # the finding quotes the Location header
+    for form in ("text", "json", "sarif", "junit"):
+        text = run("analyze", "--fail-on", "never", "--format", form, str(path)).stdout.decode()
+        assert "card-redirect" in text and "planted-location-token" not in text, form
+        assert "?token=[redacted: query token, sha256:" in text, form
