@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
+import re
 import socket
 import sys
 import threading
@@ -110,3 +112,33 @@ class Recorder(RecorderProcess):
         output = self.stop()
         if exc[0] is not None:
             sys.stderr.write(output)
+
+
+def follow(stream) -> queue.Queue:
+    """The lines a process writes to ``stream``, as they come, read by a thread of their own."""
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for raw in iter(stream.readline, b""):
+            lines.put(raw.decode(errors="replace"))
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def wait_for_line(lines: queue.Queue, pattern: str, seen: list[str] | None = None, timeout: float = 30) -> re.Match:
+    """The first line (of ``follow``'s) that ``pattern`` (a regular expression) matches; each line read
+    is added to ``seen``."""
+    seen = [] if seen is None else seen
+    compiled, deadline = re.compile(pattern), time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        seen.append(line)
+        found = compiled.search(line)
+        if found:
+            return found
+    raise AssertionError(f"no line matching {pattern!r} within {timeout} s; saw {seen}")
+

@@ -3,38 +3,17 @@
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
-import time
 
 import httpx
 import pytest
 
 from a2a_capture.capture import read_capture
-from tests.live import ROOT, agent, free_port, wait_for_port
+from tests.live import ROOT, agent, follow, free_port, wait_for_line, wait_for_port
 
 pytestmark = pytest.mark.live
-
-
-def _lines(stream, into: queue.Queue) -> None:
-    for raw in iter(stream.readline, b""):
-        into.put(raw.decode())
-
-
-def _wait_for(lines: queue.Queue, seen: list[str], text: str, timeout: float = 20) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=0.2)
-        except queue.Empty:
-            continue
-        seen.append(line)
-        if text in line:
-            return line
-    raise AssertionError(f"no {text!r} on stderr within {timeout} s; saw {seen}")
 
 
 def test_a_wasted_round_trip_is_printed_as_it_happens(tmp_path):
@@ -44,15 +23,14 @@ def test_a_wasted_round_trip_is_printed_as_it_happens(tmp_path):
         process = subprocess.Popen([sys.executable, "-m", "a2a_capture.cli", "record", "--live", "--agent", upstream,
                                     "--listen", f"127.0.0.1:{listen}", "-o", str(output)],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        lines: queue.Queue = queue.Queue()
-        threading.Thread(target=_lines, args=(process.stderr, lines), daemon=True).start()
+        lines = follow(process.stderr)
         seen: list[str] = []
         try:
             wait_for_port(listen)
             card = f"http://127.0.0.1:{listen}/.well-known/agent-card.json"
             httpx.get(card)
             httpx.get(card)  # again, without If-None-Match: a wasted round trip
-            printed = _wait_for(lines, seen, "card-refetch")  # while the recorder still runs
+            printed = wait_for_line(lines, "card-refetch", seen).string  # while the recorder still runs
             assert process.poll() is None
         finally:
             process.send_signal(signal.SIGTERM)

@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import queue
-import re
 import signal
 import subprocess
 import sys
@@ -23,29 +21,10 @@ import httpx
 import pytest
 
 from a2a_capture.analyze.engine import analyze
-from tests.live import ROOT, agent, free_port, wait_for_port
+from tests.live import ROOT, agent, follow, free_port, wait_for_line, wait_for_port
 
 CAPTURES = sorted(str(p) for p in (ROOT / "captures").glob("*.http"))
-_URL = re.compile(r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)")
-
-
-def _lines(stream, into: queue.Queue) -> None:
-    for raw in iter(stream.readline, b""):
-        into.put(raw.decode(errors="replace"))
-
-
-def _wait_for(lines: queue.Queue, pattern: re.Pattern, timeout: float = 30) -> re.Match:
-    seen, deadline = [], time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=0.2)
-        except queue.Empty:
-            continue
-        seen.append(line)
-        found = pattern.search(line)
-        if found:
-            return found
-    raise AssertionError(f"no {pattern.pattern!r} on stderr within {timeout} s; saw {seen}")
+_URL = r"(http://127\.0\.0\.1:\d+)/\?token=([\w-]+)"
 
 
 @contextlib.contextmanager
@@ -54,10 +33,9 @@ def command(*args: str):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen([sys.executable, "-m", "a2a_capture.cli", *args], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, env=env, cwd=ROOT)
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=_lines, args=(process.stderr, lines), daemon=True).start()
+    lines = follow(process.stderr)
     try:
-        found = _wait_for(lines, _URL)
+        found = wait_for_line(lines, _URL)
         yield found.group(1), found.group(2), lines
     finally:
         process.send_signal(signal.SIGTERM)

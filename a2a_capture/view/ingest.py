@@ -8,9 +8,6 @@ asked for them).
 
 from __future__ import annotations
 
-import io
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 from a2a_capture.a2a.decode import Call, decode
@@ -18,9 +15,8 @@ from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import Analyzer
 from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.analyze.findings import RULES, Finding
+from a2a_capture.capture.growing import GrowingCapture, exchanges_with_offsets
 from a2a_capture.capture.models import Exchange
-from a2a_capture.capture.reader import CaptureReader
-from a2a_capture.errors import A2ACaptureError
 from a2a_capture.report.facts import outcome
 from a2a_capture.report.mask import Masker
 from a2a_capture.sources import CONVERTED, exchanges
@@ -100,80 +96,23 @@ def feed_files(feeder: Feeder) -> None:
             for exchange in exchanges(path):
                 feeder.feed(exchange, None)
         else:
-            for exchange, offset in blocks(path):
+            for exchange, offset in exchanges_with_offsets(path):
                 feeder.feed(exchange, offset)
         feeder.end_file()
     state.done = True
 
 
-def blocks(path: str) -> Iterator[tuple[Exchange, int]]:
-    """The exchanges of a capture with the byte offset of each one's block, in one pass over the file."""
-    with open(path, "rb") as stream:
-        offsets = _LineOffsets(stream)
-        for exchange in exchanges(path):
-            yield exchange, offsets.of(exchange.line)
-
-
-class _LineOffsets:
-    """Byte offsets of lines, found by reading the file forward once as the asked-for lines grow."""
-
-    def __init__(self, stream) -> None:
-        self.stream = stream
-        self.line = 1  # the line that starts at ``base + position``
-        self.base, self.position, self.buffer = 0, 0, b""
-
-    def of(self, line: int | None) -> int:
-        if line is None:
-            return self.base + self.position
-        buffer, position = self.buffer, self.position
-        while self.line < line:
-            newline = buffer.find(b"\n", position)
-            if newline < 0:
-                chunk = self.stream.read(1 << 20)
-                if not chunk:
-                    break
-                self.base += position  # keep only what is not read yet: no copy of what was
-                buffer, position = buffer[position:] + chunk, 0
-                continue
-            position = newline + 1
-            self.line += 1
-        self.buffer, self.position = buffer, position
-        return self.base + position
-
-
 class Tail:
-    """A capture being recorded: reads what was appended, once the file stopped growing for one look
-    (a block half-written is read at the next), and feeds it."""
+    """A capture being recorded: what was appended to it, fed as it comes (``capture.growing``)."""
 
     def __init__(self, feeder: Feeder, file: int = 0) -> None:
         self.feeder = feeder
-        self.path = feeder.state.files[file]
         feeder.start_file(file)
-        self.offset, self.lines, self._size = 0, 0, None
+        self.growing = GrowingCapture(feeder.state.files[file])
 
     def poll(self, final: bool = False) -> int:
         """Feed what was appended since the last look; how many exchanges that was."""
-        try:
-            size = os.path.getsize(self.path)
-        except OSError:
-            return 0
-        if size <= self.offset:
-            return 0
-        if size != self._size and not final:
-            self._size = size
-            return 0
-        with open(self.path, "rb") as stream:
-            stream.seek(self.offset)
-            data = stream.read(size - self.offset)
-        try:
-            read = list(CaptureReader(io.BytesIO(data), self.path))
-        except A2ACaptureError:
-            return 0  # not whole yet
-        offsets = _LineOffsets(io.BytesIO(data))
-        for exchange in read:
-            local = offsets.of(exchange.line)
-            if exchange.line is not None:
-                exchange.line += self.lines
-            self.feeder.feed(exchange, self.offset + local)
-        self.offset, self.lines = size, self.lines + data.count(b"\n")
-        return len(read)
+        appended = self.growing.poll(final)
+        for exchange, offset in appended:
+            self.feeder.feed(exchange, offset)
+        return len(appended)
