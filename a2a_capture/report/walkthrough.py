@@ -215,12 +215,13 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
         return label.capitalize() if webhook else f"Exchange {label}"
 
     new_ids = _new_findings(analysis.findings, accepted)
+    by_base = {os.path.basename(path): path for path in files}  # the files a message may name, indexed once
     views_by_place: dict[tuple[str, str], list[FindingView]] = defaultdict(list)
     finding_views = []
     for number, finding in enumerate(analysis.findings, start=1):
         view = _finding_view(finding, number, anchor, name, number - 1 in new_ids)
         if several:
-            view.message = _named_mentions(view.message, finding.file, files, name)
+            view.message = _named_mentions(view.message, finding.file, by_base, name)
         views_by_place[(finding.file, finding.exchange)].append(view)
         finding_views.append(view)
 
@@ -424,11 +425,11 @@ def _finding_view(finding: Finding, number: int, anchor, name, new: bool) -> Fin
 _MENTION = re.compile(r"\bexchange ((?:webhook )?\d+)(?: of ([^\s,;:()]+))?", re.IGNORECASE)
 
 
-def _named_mentions(message: str, file: str, files: list[str], name) -> str:
+def _named_mentions(message: str, file: str, by_base: dict[str, str], name) -> str:
     """In a report of several files a bare "exchange 7" could be any file's: each mention is
     named as the report names exchanges ("09-mistakes #7"), in the finding's own file unless
-    the message names another."""
-    by_base = {os.path.basename(path): path for path in files}
+    the message names another (``by_base``: the session's files by their base names, made once
+    a report: a message's mention is one lookup, whatever the number of files)."""
 
     def named(match: re.Match) -> str:
         label, of = match.group(1), match.group(2) or ""
