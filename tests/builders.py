@@ -117,5 +117,5 @@ def analyze_everything(capture, directory: Path) -> None:
     assert len(analysis.calls) == len(capture.exchanges)
     for output in (text, to_json, sarif, junit):
         assert output(analysis)
-    model = walkthrough.build([str(path)], analysis)
+    model = walkthrough.build([str(path)])
     assert render.render(model, "html") and render.render(model, "md")

@@ -1,5 +1,6 @@
-"""A report reuses the analysis: each exchange is decoded once, by the analyzer, and the report
-lays it out from the facts the analysis kept."""
+"""A report streams: it reads and analyzes the captures once for its overview (verdict, findings,
+figures) and once more as it writes the walkthrough, each exchange decoded once a pass and laid
+out from the facts the analysis gave; nothing else decodes it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from a2a_capture.a2a import decode as decoding
 from a2a_capture.analyze.engine import Analysis, analyze
 from a2a_capture.batch.analysis import analyze_session
 from a2a_capture.capture import read_capture
-from a2a_capture.report import walkthrough
 from tests.cli import run
 from tests.conftest import ROOT
 
@@ -35,13 +35,13 @@ def decodes(monkeypatch) -> Counter:
     return seen
 
 
-@pytest.mark.parametrize("suffix", ["md", "html"])
-def test_a_report_decodes_each_exchange_once(decodes, tmp_path, suffix):
-    result = run("report", *CAPTURES, "-o", str(tmp_path / f"report.{suffix}"))
+@pytest.mark.parametrize(("suffix", "options", "passes"), [("md", [], 2), ("html", [], 2), ("md", ["--summary"], 1)])
+def test_a_report_decodes_each_exchange_once_a_pass(decodes, tmp_path, suffix, options, passes):
+    result = run("report", *CAPTURES, *options, "-o", str(tmp_path / f"report.{suffix}"))
     assert result.returncode == 0, result.stderr
     exchanges = {(file, exchange.label) for file in CAPTURES for exchange in read_capture(file).exchanges}
     assert set(decodes) == exchanges
-    assert set(decodes.values()) == {1}
+    assert set(decodes.values()) == {passes}  # a summary lists no exchange: no second pass
 
 
 def test_the_facts_come_back_whole_from_a_worker():
@@ -52,11 +52,3 @@ def test_the_facts_come_back_whole_from_a_worker():
     assert here.exchanges and there.exchanges == here.exchanges
     assert any(facts.card for facts in here.exchanges)
     assert any(at is not None for facts in here.exchanges for _, _, at in facts.states)
-
-
-def test_an_analysis_without_facts_is_refused_rather_than_decoded_again():
-    files = [str(ROOT / "captures" / "04-polling.http")]
-    with pytest.raises(ValueError, match="facts=True"):
-        walkthrough.build(files, analyze(files))
-    with pytest.raises(ValueError, match="not of this capture"):
-        walkthrough.build(files, analyze([str(ROOT / "captures" / "06-cancel.http")], facts=True))

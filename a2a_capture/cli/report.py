@@ -8,7 +8,6 @@ from a2a_capture.cli.base import main
 from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
 from a2a_capture.cli.types import Format
-from a2a_capture.errors import write_text
 
 _SUFFIXES = {"html": "html", "htm": "html", "md": "markdown", "markdown": "markdown"}
 
@@ -36,7 +35,9 @@ _SUFFIXES = {"html": "html", "htm": "html", "md": "markdown", "markdown": "markd
 def report_command(files, output, output_format, summary, listings, baseline_path, only_flagged, redact,
                    templates, whole, title, sessions):
     """Write an annotated walkthrough of capture FILES (one session, in the order given;
-    with --each-file or --each-folder, independent sessions analyzed in parallel).
+    with --each-file or --each-folder, independent sessions). The report is written as the
+    captures are read (twice: once for the verdict and figures, once for the exchanges), in
+    this process; --jobs and --engine do not apply.
 
     The verdict first (what went wrong and what it cost), then the findings by rule, the
     agents from their cards, a sequence diagram, a timeline of each task's states, and every
@@ -46,7 +47,6 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
     finds is masked, in every form (--whole, --summary, --listings too), unless --no-redact.
     """
     from a2a_capture.analyze import config as settings
-    from a2a_capture.batch.analysis import analyze_sessions
     from a2a_capture.batch.sessions import group, is_url
     from a2a_capture.report import render, walkthrough
 
@@ -69,11 +69,9 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
     if any(map(is_url, files)):
         raise click.UsageError("report reads local files; export reads URLs")
     walkthrough.refuse_repeats(files)
-    analysis = analyze_sessions(grouped, settings.load(), facts=True, **sessions)
-    model = walkthrough.build(files, analysis, whole=whole, title=title, accepted=accepted,
+    model = walkthrough.build(files, config=settings.load(), whole=whole, title=title, accepted=accepted,
                               only_flagged=only_flagged, show_secrets=not redact, verbatim=listings,
                               groups=grouped)
     kind = "summary" if summary else "listings" if listings else {"markdown": "md"}.get(output_format, "html")
-    text = render.render(model, kind, templates)
-    write_text(output, text)
-    click.echo(f"wrote {output}: {len(model.exchanges)} exchanges, {len(model.findings)} findings", err=True)
+    render.write(model, kind, output, templates)
+    click.echo(f"wrote {output}: {model.shown} exchanges, {len(model.findings)} findings", err=True)

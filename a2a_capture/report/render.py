@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
 
 import jinja2
 
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import A2ACaptureError, WriteError, open_output, write_text
 from a2a_capture.report.walkthrough import ReportModel
 from a2a_capture.resources import templates_dir
 
@@ -63,16 +65,61 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
 
 
 def render(model: ReportModel, output_format: str, user_dir: str | None = None) -> str:
+    """The whole report as one text (a test's, a library user's); ``write`` streams it to a file."""
+    text = "".join(pieces(model, output_format, user_dir))
+    if output_format == "summary" and len(text.encode()) > SUMMARY_LIMIT:
+        text = _trim_summary(text)
+    return text
+
+
+def pieces(model: ReportModel, output_format: str, user_dir: str | None = None) -> Iterator[str]:
+    """The report as Jinja2 makes it, a piece at a time (``Template.generate``): the walkthrough's
+    exchanges are read and let go as their pieces pass, so no whole report is ever held."""
     try:
         template = environment(user_dir).get_template(FORMATS[output_format])
-        text = template.render(model=model)
+        yield from template.generate(model=model)
     except jinja2.TemplateNotFound as error:
         raise TemplateError(f"template {error.name} not found in {user_dir or templates_dir()}") from None
     except jinja2.TemplateError as error:
         raise TemplateError(f"template error: {error}") from None
-    if output_format == "summary" and len(text.encode()) > SUMMARY_LIMIT:
-        text = _trim_summary(text)
-    return text
+
+
+#: pieces gathered before a write: Jinja2 hands over many small ones
+_WRITE_AT = 1 << 16
+
+
+def write(model: ReportModel, output_format: str, path, user_dir: str | None = None) -> None:
+    """The report written to ``path`` as it is made (a summary, small and trimmed to its limit,
+    whole); a report that fails half-way leaves no file behind."""
+    if output_format == "summary":
+        write_text(path, render(model, output_format, user_dir))
+        return
+    stream = open_output(path)
+    try:
+        with stream:
+            waiting, size = [], 0
+            for piece in pieces(model, output_format, user_dir):
+                waiting.append(piece)
+                size += len(piece)
+                if size >= _WRITE_AT:
+                    stream.write("".join(waiting))
+                    waiting, size = [], 0
+            stream.write("".join(waiting))
+    except OSError as error:
+        _remove(path)
+        raise WriteError(path, error.strerror or str(error)) from None
+    except BaseException:
+        _remove(path)
+        raise
+
+
+def _remove(path) -> None:
+    """A half-written report removed: only a file of its own, never a device such as /dev/stdout."""
+    try:
+        if os.path.isfile(path) and not os.path.islink(path):
+            os.remove(path)
+    except OSError:
+        pass
 
 
 def _trim_summary(text: str) -> str:

@@ -11,15 +11,21 @@ import itertools
 import os
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from a2a_capture import __version__
 from a2a_capture.a2a.cards import Card
+from a2a_capture.a2a.decode import decode
 from a2a_capture.a2a.grpc import response_status
-from a2a_capture.analyze.engine import Analysis, analyze
-from a2a_capture.analyze.facts import ExchangeFacts
+from a2a_capture.analyze.config import Config
+from a2a_capture.analyze.engine import Analysis, Analyzer, Summary
+from a2a_capture.analyze.facts import ExchangeFacts, exchange_facts
 from a2a_capture.analyze.findings import Finding
+from a2a_capture.batch.analysis import join
+from a2a_capture.capture.models import Exchange
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.report import svg
 from a2a_capture.report.excerpt import RULE_FOCUS, listing
@@ -133,6 +139,8 @@ class Verdict(BaseModel):
 
 
 class ReportModel(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
     title: str
     files: list[str]
     files_label: str
@@ -147,7 +155,8 @@ class ReportModel(BaseModel):
     findings: list[FindingView]
     rules: list[RuleGroup]
     agents: list[AgentView]
-    exchanges: list[ExchangeView]
+    #: the exchanges listed (all, or the flagged ones), each view made as it is iterated
+    exchanges: Exchanges
     shown: int  # exchanges listed (all, or the flagged ones)
     sequence_svg: str
     timeline_svg: str
@@ -179,156 +188,279 @@ def refuse_repeats(files: list[str]) -> None:
         seen[real] = file
 
 
-def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = False,
+class Exchanges:
+    """The walkthrough's exchanges, made as they are read: each time it is iterated, the captures
+    are read and analyzed again and each exchange's view is made, handed over and let go, so a
+    report's memory follows its largest exchange, not their number. ``len`` is the number listed."""
+
+    def __init__(self, make: Callable[[], Iterator[ExchangeView]], count: int) -> None:
+        self._make, self._count = make, count
+
+    def __iter__(self) -> Iterator[ExchangeView]:
+        return self._make()
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: int) -> ExchangeView:
+        """One view by its position (for a test or a template that wants one): read up to it."""
+        if index < 0:
+            index += self._count
+        view = next(itertools.islice(iter(self), index, None), None)
+        if view is None:
+            raise IndexError(index)
+        return view
+
+
+class _Entry(NamedTuple):
+    """An exchange as the report reads it: masked for showing, its facts and findings from the
+    analysis of the unmasked one, and the later blocks that carry more frames of its stream."""
+
+    file: str
+    exchange: Exchange
+    facts: ExchangeFacts
+    found: list[Finding]
+    late: list[tuple[Exchange, ExchangeFacts]]  # blocks whose frames continue this exchange's stream
+    own_late: bool  # its frames continue a stream that is not listed with them: listed here
+    owner: int | None  # the stream its late frames belong to, where that stream is listed
+
+
+#: exchanges held at most after a stream, waiting for blocks that show more of its frames (a
+#: documentation capture writes them after the exchange that happened meanwhile); past this, the
+#: stream is listed with the frames seen so far and later ones with the block that carries them
+MAX_HELD = 1024
+
+
+class _Session:
+    """What a report knows of the captures it reads: the files, how it names and anchors their
+    exchanges, the masker and the baseline, and how it reads them (``entries``: once for the
+    overview, again for the walkthrough)."""
+
+    def __init__(self, files: list[str], sessions: list[list[str]], config: Config | None, masker: Masker | None,
+                 accepted) -> None:
+        self.files, self.sessions, self.config, self.masker, self.accepted = files, sessions, config, masker, accepted
+        self.several = len(files) > 1
+        self.index_of = {file: position for position, file in enumerate(files)}
+        self.by_base = {os.path.basename(path): path for path in files}  # the files a message may name, indexed once
+        self.stems = {file: _stem(file) for file in files}
+        self.summaries: list[Summary] = []
+
+    def anchor(self, file: str, label: str) -> str:
+        return anchor_for(self.index_of.get(file, 0), label)
+
+    def name(self, file: str, label: str) -> str:
+        webhook = label.startswith("webhook ")
+        if self.several:
+            stem = self.stems.get(file) or _stem(file)
+            return f"{stem} {label}" if webhook else f"{stem} #{label}"
+        return label.capitalize() if webhook else f"Exchange {label}"
+
+    def finding_views(self) -> Callable[[list[Finding]], list[FindingView]]:
+        """A pass's maker of finding views: numbered in the order found, marked new as the
+        baseline judges them (a finding is new once the baseline's count for its key is spent)."""
+        from a2a_capture.replay import baseline
+
+        remaining = Counter(self.accepted) if self.accepted is not None else None
+        number = 0
+
+        def views(found: list[Finding]) -> list[FindingView]:
+            nonlocal number
+            made = []
+            for finding in found:
+                number += 1
+                new = False
+                if remaining is not None:
+                    key = baseline.key(finding, True)
+                    if remaining[key] > 0:
+                        remaining[key] -= 1
+                    else:
+                        new = True
+                view = _finding_view(finding, number, self.anchor, self.name, new)
+                if self.several:
+                    view.message = _named_mentions(view.message, finding.file, self.by_base, self.name)
+                made.append(view)
+            return made
+
+        return views
+
+    def entries(self, summaries: bool = False) -> Iterator[tuple[int, _Entry]]:
+        """Every exchange of every session, in order, with its session's index; ``summaries``:
+        keep each session's summary of counts (the overview's pass does)."""
+        for index, session in enumerate(self.sessions):
+            analyzer = Analyzer(self.config, keep_calls=False, keep_findings=False)
+            for file in session:
+                analyzer.start_file(file)
+                for entry in _with_late_frames(file, self._analyzed(file, analyzer)):
+                    yield index, entry
+                analyzer.end_file()
+            if summaries:
+                self.summaries.append(analyzer.summary())
+
+    def _analyzed(self, file: str, analyzer: Analyzer) -> Iterator[tuple[Exchange, ExchangeFacts, list[Finding]]]:
+        masker = self.masker
+        for exchange in read_exchanges(file):
+            call = decode(exchange, file)
+            found = analyzer.feed(exchange, call)
+            yield (masker.exchange(exchange) if masker else exchange), exchange_facts(exchange, call), found
+
+
+def _with_late_frames(file: str, analyzed) -> Iterator[_Entry]:
+    """Each exchange with the later blocks that show more frames of its stream: frames after a
+    response that is not a stream belong to the latest stream before them, so a stream's entry
+    waits (with those after it) until the next stream starts, the file ends or MAX_HELD pass."""
+    held: list[list] = []  # [exchange, facts, found, late, own_late, owner] in order, the first a stream
+    stream: int | None = None  # the held stream's number
+    listed: set[int] = set()  # numbers of the file's streams listed with their frames
+
+    def flush() -> Iterator[_Entry]:
+        for item in held:
+            yield _Entry(file, *item)
+        held.clear()
+
+    for exchange, facts, found in analyzed:
+        is_stream = not exchange.webhook and exchange.response is not None and exchange.response.is_event_stream
+        if is_stream:
+            yield from flush()
+            stream = exchange.number
+            listed.add(stream)
+        late = bool(exchange.late_body)
+        attach = late and held and exchange.late_stream == stream
+        owner = exchange.late_stream if late and exchange.late_stream in listed else None
+        item = [exchange, facts, found, [], late and not attach, owner]
+        if attach:
+            held[0][3].append((exchange, facts))
+        if held or is_stream:
+            held.append(item)
+            if len(held) > MAX_HELD:
+                yield from flush()
+                stream = None
+        else:
+            yield _Entry(file, *item)
+    yield from flush()
+
+
+def _ending(entry: _Entry) -> tuple[str, str, int, str | None]:
+    """How an exchange ended, as a word and (where the word would mislead) a sentence; its events,
+    with its stream's later frames; and a gRPC call's own status."""
+    exchange, facts = entry.exchange, entry.facts
+    events = facts.events + sum(len(block.late_events) for block, _ in entry.late)
+    grpc_status = response_status(exchange.response)
+    grpc_label = grpc_status.label if grpc_status else None
+    ending = outcome(facts, grpc_label)
+    for _, later in entry.late:  # a stream that went on later ends where its last frame says
+        if later.late_states:
+            ending = svg.state_name(later.late_states[-1][1])
+    said = ""
+    response = exchange.response
+    is_stream = not exchange.webhook and response is not None and response.is_event_stream
+    if is_stream and not facts.failed:  # a stream's 200 says little
+        written = [*exchange.notes, *exchange.response_notes, *exchange.trailing_notes]
+        if events:
+            said = cut_stream(ending, written)
+        else:
+            said, ending = silent_stream(written, facts.duration), "no event"
+    return ending, said, events, grpc_label
+
+
+def build(paths: list[str], *, config: Config | None = None, whole: bool = False,
           title: str | None = None, accepted=None, only_flagged: bool = False,
           show_secrets: bool = False, verbatim: bool = False,
           groups: list[list[str]] | None = None) -> ReportModel:
     """The report of one session. ``accepted``: a baseline's counts, to mark the findings it lacks.
 
+    The captures are read twice: once for what comes first (the verdict, the findings, the
+    agents and the figures: aggregates), then again, as the walkthrough is written, for each
+    exchange's listing (``ReportModel.exchanges`` reads them each time it is iterated).
     ``verbatim``: every kept listing line is the capture's own, as documentation listings
-    need (otherwise one-line JSON bodies are laid out for reading). ``analysis``, when given,
-    must keep each exchange's facts (``analyze(..., facts=True)``): the report reads the
-    exchanges' text again for their listings, but never decodes them again. ``groups``: the
-    files of each independent session (--each-file, --each-folder); their times are not one
-    clock's, so each session's task times count from its own first request and the sequence
-    keeps the sessions' order.
+    need (otherwise one-line JSON bodies are laid out for reading). ``groups``: the files of
+    each independent session (--each-file, --each-folder); their times are not one clock's,
+    so each session's task times count from its own first request and the sequence keeps the
+    sessions' order.
     """
     files = [os.fspath(path) for path in paths]
     refuse_repeats(files)
-    analysis = analysis or analyze(files, facts=True)
-    facts_of = _facts_by_file(analysis, files)
-    sessions = len(groups) if groups else 1
-    since = _session_starts(groups, facts_of) if sessions > 1 else {}
-    session_of = {os.fspath(file): index for index, group in enumerate(groups or []) for file in group}
-    arrow_sessions: list[int] = []  # each arrow's session, to keep independent sessions apart
-    several = len(files) > 1
-    index_of = {file: position for position, file in enumerate(files)}
+    sessions = [[os.fspath(file) for file in group] for group in groups] if groups else [files]
     masker = None if show_secrets else Masker.for_files(files)
-
-    def anchor(file: str, label: str) -> str:
-        return anchor_for(index_of.get(file, 0), label)
-
-    def name(file: str, label: str) -> str:
-        webhook = label.startswith("webhook ")
-        if several:
-            return f"{_stem(file)} {label}" if webhook else f"{_stem(file)} #{label}"
-        return label.capitalize() if webhook else f"Exchange {label}"
-
-    new_ids = _new_findings(analysis.findings, accepted)
-    by_base = {os.path.basename(path): path for path in files}  # the files a message may name, indexed once
-    views_by_place: dict[tuple[str, str], list[FindingView]] = defaultdict(list)
-    finding_views = []
-    for number, finding in enumerate(analysis.findings, start=1):
-        view = _finding_view(finding, number, anchor, name, number - 1 in new_ids)
-        if several:
-            view.message = _named_mentions(view.message, finding.file, by_base, name)
-        views_by_place[(finding.file, finding.exchange)].append(view)
-        finding_views.append(view)
-
-    exchanges: list[ExchangeView] = []
+    reader = _Session(files, sessions, config, masker, accepted)
+    several = reader.several
+    finding_views: list[FindingView] = []
+    flagged: list[str] = []  # anchors of the exchanges with findings, in order
     agents: dict[str, AgentView] = {}
     arrows: list[svg.Arrow] = []
+    arrow_sessions: list[int] = []  # each arrow's session, to keep independent sessions apart
     tasks: dict[str, list[svg.Mark]] = defaultdict(list)
     task_owner: dict[str, str] = {}
-    task_anchor: dict[str, str] = {}
+    views_of = reader.finding_views()
     order = 0  # exchange position in the session, the axis when a capture has no timestamps
-    for file in files:
-        blocks = [masker.exchange(e) if masker else e for e in read_exchanges(file)]
-        known = _facts_for(blocks, facts_of.get(file, []), file)
-        streams = {e.number: i for i, e in enumerate(blocks) if not e.webhook and e.response is not None
-                   and e.response.is_event_stream}
-        late_for: dict[int, list[int]] = defaultdict(list)  # a stream's position: its late blocks' positions
-        for position, block in enumerate(blocks):
-            if block.late_body and block.late_stream in streams:
-                late_for[streams[block.late_stream]].append(position)
-        for position, exchange in enumerate(blocks):
-            place = anchor(file, exchange.label)
-            facts = known[position]
-            late = [blocks[later] for later in late_for.get(position, [])]
-            here = views_by_place.get((file, exchange.label), [])
-            focus = set().union(*(RULE_FOCUS.get(f.rule, set()) for f in here)) if here else None
-            own_late = [exchange] if exchange.late_body and exchange.late_stream not in streams else []
-            text, note = listing(exchange, whole=whole, extra_keys=focus, late=late or own_late,
-                                 layout=not verbatim)
-            notes = explain(facts)
-            if notes:
-                note = f"{note} {' '.join(notes)}"
-            events = facts.events + sum(len(block.late_events) for block in late)
-            response = exchange.response
-            grpc_status = response_status(response)
-            ending = outcome(facts, grpc_status.label if grpc_status else None)
-            for later in late_for.get(position, []):  # a stream that went on later ends where its last frame says
-                late_states = known[later].late_states
-                if late_states:
-                    ending = svg.state_name(late_states[-1][1])
-            said = ""
-            if streams.get(exchange.number) == position and not facts.failed:  # a stream's 200 says little
-                written = [*exchange.notes, *exchange.response_notes, *exchange.trailing_notes]
-                if events:
-                    said = cut_stream(ending, written)
-                else:
-                    said, ending = silent_stream(written, facts.duration), "no event"
-            view = ExchangeView(
-                anchor=place, file=_relative(file), name=name(file, exchange.label), label=exchange.label,
-                heading=f"{exchange.label} · {exchange.title}" if exchange.title else exchange.label,
-                method=exchange.request.method, target=exchange.request.target,
-                status=response.status if response is not None else None, events=events,
-                grpc_status=grpc_status.label if grpc_status else None,
-                request_bytes=len(exchange.request.body),
-                response_bytes=len(response.body) if response is not None else None,
-                outcome=ending, outcome_said=said, listing=text.text, note=note, findings=here,
-                duration_ms=round(facts.duration * 1000, 1) if facts.duration is not None else None,
-                webhook=exchange.webhook,
-            )
-            exchanges.append(view)
-            if facts.card is not None and facts.agent and facts.agent not in agents:
-                agents[facts.agent] = _agent_view(facts.card, facts.agent, place)
-            lifeline = _lifeline(facts, agents)
-            if exchange.webhook:
-                lifeline = facts.task_id or ""  # resolved below, once every task's agent is known
-            else:
-                for task in [facts.task_id, *(t for t, _, _ in facts.states)]:
-                    if task:
-                        task_owner.setdefault(task, lifeline)
-            arrow = svg.Arrow(anchor=place, label=_arrow_label(exchange, facts), lifeline=lifeline,
-                              answer=ending, wasted=any(f.wasted for f in here), events=events,
-                              webhook=exchange.webhook, name=view.name, time=facts.started,
-                              file=_stem(file) if several else "")
-            arrows.append(arrow)
-            arrow_sessions.append(session_of.get(file, 0))
-            # states: from the response (and its frames), and from frames shown late for an earlier stream
-            for task, state, at in facts.states:
-                at = at - since[file] if at is not None and since.get(file) is not None else at
-                _mark(tasks, task, state, order, at, place, view.name)
-                task_anchor[task] = place
-            if exchange.late_body:
-                owner = streams.get(exchange.late_stream)
-                owner_anchor = anchor(file, str(exchange.late_stream)) if owner is not None else place
-                owner_name = name(file, str(exchange.late_stream)) if owner is not None else view.name
-                for task, state in facts.late_states:
-                    _mark(tasks, task, state, order, None, owner_anchor, owner_name)
-                    task_anchor[task] = owner_anchor
-            order += 1
-    for arrow in arrows:
-        if arrow.webhook:
-            arrow.lifeline = task_owner.get(arrow.lifeline, "an agent")
-    _link_flagged(exchanges)
-    lifelines = list(dict.fromkeys(arrow.lifeline for arrow in arrows))
-    summary = analysis.summary.model_dump()
-    rules = _rule_groups(finding_views, accepted is not None)
-    timed = all(arrow.time is not None for arrow in arrows if not arrow.webhook) and bool(arrows)
-    task_views = _task_views(tasks, task_owner)
-    shown = [view for view in exchanges if view.findings] if only_flagged else exchanges
+    session_marks: list[svg.Mark] = []  # the marks of the session being read, timed from its first request
+    session_start: float | None = None
+    current = 0
+    for session, entry in reader.entries(summaries=True):
+        if session != current:
+            _from_start(session_marks, session_start, len(sessions))
+            session_marks, session_start, current = [], None, session
+        file, exchange, facts = entry.file, entry.exchange, entry.facts
+        if facts.started is not None and (session_start is None or facts.started < session_start):
+            session_start = facts.started
+        place = reader.anchor(file, exchange.label)
+        here = views_of(entry.found)
+        finding_views += here
+        if here:
+            flagged.append(place)
+        ending, _, events, _ = _ending(entry)
+        name = reader.name(file, exchange.label)
+        if facts.card is not None and facts.agent and facts.agent not in agents:
+            agents[facts.agent] = _agent_view(facts.card, facts.agent, place)
+        lifeline = _lifeline(facts, agents)
+        if exchange.webhook:
+            lifeline = facts.task_id or ""  # resolved below, once every task's agent is known
+        else:
+            for task in [facts.task_id, *(t for t, _, _ in facts.states)]:
+                if task:
+                    task_owner.setdefault(task, lifeline)
+        arrows.append(svg.Arrow(anchor=place, label=_arrow_label(exchange, facts), lifeline=lifeline,
+                                answer=ending, wasted=any(f.wasted for f in here), events=events,
+                                webhook=exchange.webhook, name=name, time=facts.started,
+                                file=reader.stems[file] if several else ""))
+        arrow_sessions.append(session)
+        # states: from the response (and its frames), and from frames shown late for an earlier stream
+        for task, state, at in facts.states:
+            mark = _mark(tasks, task, state, order, at, place, name)
+            if mark is not None:
+                session_marks.append(mark)
+        if exchange.late_body:
+            owner = entry.owner
+            owner_anchor = reader.anchor(file, str(owner)) if owner is not None else place
+            owner_name = reader.name(file, str(owner)) if owner is not None else name
+            for task, state in facts.late_states:
+                _mark(tasks, task, state, order, None, owner_anchor, owner_name)
+        order += 1
+    _from_start(session_marks, session_start, len(sessions))
     if masker:
         for view in finding_views:
             view.message = masker.text(view.message)
-    ordered = _by_session(arrows, arrow_sessions) if timed and sessions > 1 else arrows
+    for arrow in arrows:
+        if arrow.webhook:
+            arrow.lifeline = task_owner.get(arrow.lifeline, "an agent")
+    lifelines = list(dict.fromkeys(arrow.lifeline for arrow in arrows))
+    summary = (reader.summaries[0] if len(reader.summaries) == 1 else join(
+        [Analysis(summary=one) for one in reader.summaries]).summary).model_dump()
+    rules = _rule_groups(finding_views, accepted is not None)
+    timed = all(arrow.time is not None for arrow in arrows if not arrow.webhook) and bool(arrows)
+    task_views = _task_views(tasks, task_owner)
+    shown = len(flagged) if only_flagged else order
+
+    def walk() -> Iterator[ExchangeView]:
+        return _walk(reader, flagged, whole=whole, verbatim=verbatim, only_flagged=only_flagged)
+
+    multi = len(sessions) > 1
+    ordered = _by_session(arrows, arrow_sessions) if timed and multi else arrows
     report = ReportModel(
         title=title or _title(files),
         files=[_relative(file) for file in files],
-        files_label=_files_label(files), files_note=_sessions_label(sessions, len(files)),
+        files_label=_files_label(files), files_note=_sessions_label(len(sessions) if groups else 1, len(files)),
         whole=whole,
-        long=len(exchanges) > LONG_SESSION,
+        long=order > LONG_SESSION,
         only_flagged=only_flagged,
         masked=masker is not None,
         summary=summary,
@@ -336,21 +468,69 @@ def build(paths: list[str], analysis: Analysis | None = None, *, whole: bool = F
         findings=finding_views,
         rules=rules,
         agents=list(agents.values()),
-        exchanges=shown,
-        shown=len(shown),
-        sequence_svg=svg.sequence(lifelines, ordered, timed=timed and sessions == 1),
-        sequence_narrow_svg=svg.sequence(lifelines, ordered, timed=timed and sessions == 1, narrow=True),
-        timeline_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order, each_session=sessions > 1),
+        exchanges=Exchanges(walk, shown),
+        shown=shown,
+        sequence_svg=svg.sequence(lifelines, ordered, timed=timed and not multi),
+        sequence_narrow_svg=svg.sequence(lifelines, ordered, timed=timed and not multi, narrow=True),
+        timeline_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order, each_session=multi),
         timeline_narrow_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order,
-                                         each_session=sessions > 1, narrow=True),
+                                         each_session=multi, narrow=True),
         sequence_mermaid=svg.mermaid(lifelines, arrows),
-        timeline_text=svg.timeline_text(dict(tasks), task_owner, timed=timed, each_session=sessions > 1),
+        timeline_text=svg.timeline_text(dict(tasks), task_owner, timed=timed, each_session=multi),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
         several=several,
-        sessions=sessions,
+        sessions=len(sessions) if groups else 1,
     )
     # the listings come from masked exchanges; the rest (agents, cards, diagrams) from the analysis of the raw ones
     return masker.model(report, skip=frozenset({"listing"})) if masker else report
+
+
+def _from_start(marks: list[svg.Mark], start: float | None, sessions: int) -> None:
+    """A session's task times counted from its first request, when a report holds several."""
+    if sessions > 1 and start is not None:
+        for mark in marks:
+            if mark.at is not None:
+                mark.at -= start
+
+
+def _walk(reader: _Session, flagged: list[str], *, whole: bool, verbatim: bool,
+          only_flagged: bool) -> Iterator[ExchangeView]:
+    """The walkthrough: each exchange's view with its listing, made as the captures are read again."""
+    views_of = reader.finding_views()
+    masker = reader.masker
+    nth = 0  # flagged exchanges so far
+    for _, entry in reader.entries():
+        file, exchange, facts = entry.file, entry.exchange, entry.facts
+        here = views_of(entry.found)
+        if only_flagged and not here:
+            continue
+        focus = set().union(*(RULE_FOCUS.get(f.rule, set()) for f in here)) if here else None
+        late = [block for block, _ in entry.late] or ([exchange] if entry.own_late else [])
+        text, note = listing(exchange, whole=whole, extra_keys=focus, late=late, layout=not verbatim)
+        notes = explain(facts)
+        if notes:
+            note = f"{note} {' '.join(notes)}"
+        ending, said, events, grpc_status = _ending(entry)
+        response = exchange.response
+        view = ExchangeView(
+            anchor=reader.anchor(file, exchange.label), file=_relative(file), name=reader.name(file, exchange.label),
+            label=exchange.label,
+            heading=f"{exchange.label} · {exchange.title}" if exchange.title else exchange.label,
+            method=exchange.request.method, target=exchange.request.target,
+            status=response.status if response is not None else None, events=events,
+            grpc_status=grpc_status,
+            request_bytes=len(exchange.request.body),
+            response_bytes=len(response.body) if response is not None else None,
+            outcome=ending, outcome_said=said, listing=text.text, note=note, findings=here,
+            duration_ms=round(facts.duration * 1000, 1) if facts.duration is not None else None,
+            webhook=exchange.webhook,
+        )
+        if here:
+            view.previous_flagged = flagged[nth - 1] if nth > 0 else None
+            view.next_flagged = flagged[nth + 1] if nth + 1 < len(flagged) else None
+            nth += 1
+        # the listing comes from the masked exchange; the rest (findings, outcome, notes) from the raw one's analysis
+        yield masker.model(view, skip=frozenset({"listing"})) if masker else view
 
 
 def _by_session(arrows: list[svg.Arrow], sessions: list[int]) -> list[svg.Arrow]:
@@ -360,37 +540,13 @@ def _by_session(arrows: list[svg.Arrow], sessions: list[int]) -> list[svg.Arrow]
     return [arrows[i] for i in order]
 
 
-def _session_starts(groups: list[list[str]], facts_of: dict[str, list[ExchangeFacts]]) -> dict[str, float | None]:
-    """Each file's session's first recorded request, where its times count from."""
-    starts: dict[str, float | None] = {}
-    for group in groups:
-        first = min((f.started for file in group for f in facts_of.get(os.fspath(file), [])
-                     if f.started is not None), default=None)
-        starts.update({os.fspath(file): first for file in group})
-    return starts
-
-
-def _facts_by_file(analysis: Analysis, files: list[str]) -> dict[str, list[ExchangeFacts]]:
-    by_file: dict[str, list[ExchangeFacts]] = defaultdict(list)
-    for facts in analysis.exchanges:
-        by_file[facts.file].append(facts)
-    if analysis.summary.exchanges and not analysis.exchanges:
-        raise ValueError("a report needs the analysis's exchange facts: analyze(files, facts=True)")
-    return by_file
-
-
-def _facts_for(blocks: list, facts: list[ExchangeFacts], file: str) -> list[ExchangeFacts]:
-    """The analysis's facts of a file's exchanges, checked to be of those very exchanges."""
-    if [f.label for f in facts] != [block.label for block in blocks]:
-        raise ValueError(f"{file}: the analysis given is not of this capture's exchanges")
-    return facts
-
-
-def _mark(tasks, task: str, state: str, order: int, at: float | None, place: str, where: str) -> None:
+def _mark(tasks, task: str, state: str, order: int, at: float | None, place: str, where: str) -> svg.Mark | None:
     seen = tasks[task]
     if seen and seen[-1].state == state:  # a poll that finds the same state draws no new bar
-        return
-    seen.append(svg.Mark(order=order, at=at, state=state, anchor=place, where=where))
+        return None
+    mark = svg.Mark(order=order, at=at, state=state, anchor=place, where=where)
+    seen.append(mark)
+    return mark
 
 
 def _lifeline(facts: ExchangeFacts, agents: dict[str, AgentView]) -> str:
@@ -439,23 +595,6 @@ def _named_mentions(message: str, file: str, by_base: dict[str, str], name) -> s
         return name(file, label) + (f" of {of}" if of else "")
 
     return _MENTION.sub(named, message)
-
-
-def _new_findings(findings: list[Finding], accepted) -> set[int]:
-    if accepted is None:
-        return set()
-    from a2a_capture.replay import baseline
-
-    verdict = baseline.judge(findings, accepted)
-    new = {id(f) for f in verdict.new}
-    return {index for index, finding in enumerate(findings) if id(finding) in new}
-
-
-def _link_flagged(exchanges: list[ExchangeView]) -> None:
-    flagged = [view for view in exchanges if view.findings]
-    for before, after in itertools.pairwise(flagged):
-        before.next_flagged = after.anchor
-        after.previous_flagged = before.anchor
 
 
 def _rule_groups(findings: list[FindingView], judged: bool) -> list[RuleGroup]:
