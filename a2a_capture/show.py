@@ -9,8 +9,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from a2a_capture.a2a.decode import decode
 from a2a_capture.a2a.grpc import Status, response_status
+from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.capture.models import Exchange
+from a2a_capture.report.facts import outcome
 from a2a_capture.sources import CONVERTED, exchanges
 
 
@@ -29,6 +32,11 @@ class Row(BaseModel):
     request_bytes: int
     response_bytes: int | None
     cut: bool
+    #: how the call ended, as the report says it: its error's name, its task's last state, the card it got
+    outcome: str = ""
+    #: the agent answered with an error (HTTP >= 400, a JSON-RPC or gRPC error, an A2A error type)
+    failed: bool = False
+    duration_ms: float | None = None
 
 
 def rows(path: str | os.PathLike, masker=None) -> list[Row]:
@@ -69,6 +77,7 @@ def _row(path: str, exchange: Exchange, masker=None) -> Row:
     if masker is not None:
         target, title = masker.redactor.target(target)[0], masker.text(title)
     grpc_status = response_status(response)
+    facts = exchange_facts(exchange, decode(exchange, path))
     return Row(
         file=path,
         number=exchange.number,
@@ -83,6 +92,9 @@ def _row(path: str, exchange: Exchange, masker=None) -> Row:
         request_bytes=len(exchange.request.body),
         response_bytes=len(response.body) if response else None,
         cut=exchange.cut,
+        outcome=outcome(facts, grpc_status.label if grpc_status else None),
+        failed=facts.failed,
+        duration_ms=round(facts.duration * 1000, 1) if facts.duration is not None else None,
     )
 
 
@@ -102,34 +114,129 @@ def json_rows(table: Iterable[Row]) -> Iterator[str]:
     yield "[]" if first else "\n]"
 
 
-def text_table(table: list[Row]) -> str:
-    """A plain table that lines up in a terminal and in a CI log."""
-    headings = ("#", "title", "method", "target", "status", "events", "req bytes", "resp bytes")
-    cells = [
-        (
-            row.label,
-            row.title + (" (cut)" if row.cut else ""),
-            row.method,
-            row.target,
-            _status(row),
-            str(row.events) if row.events else "-",
-            str(row.request_bytes),
-            "-" if row.response_bytes is None else str(row.response_bytes),
-        )
-        for row in table
-    ]
-    if not cells:
+#: the columns: heading, and whether it is right-aligned
+_COLUMNS = (("#", True), ("title", False), ("method", False), ("target", False), ("status", True),
+            ("outcome", False), ("time", True), ("events", True), ("req bytes", True), ("resp bytes", True))
+#: what title, target and outcome are cut to at most, however wide the terminal
+_ROOM = {"title": 48, "target": 56, "outcome": 40}
+#: how a table is narrowed to a width, step by step until it fits: long columns narrowed to a width
+#: (the widest of those named first), or a column left out; the number, method, status and
+#: outcome always stay (an error's name is what a reader looks for)
+_NARROWING = ((("title",), 20), (("target",), 24), "req bytes", "resp bytes", "events", (("title", "target"), 12),
+              (("outcome",), 24), "time", (("title", "target"), 8), (("outcome",), 12))
+_GAP = "  "
+#: ANSI colours of an outcome: an error red, a task that did not simply complete yellow, a completed one green
+RED, YELLOW, GREEN, BOLD, RESET = "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[1m", "\x1b[0m"
+_TROUBLE = {"failed", "rejected", "canceled", "auth-required", "input-required", "no response"}
+
+
+def text_table(table: list[Row], width: int | None = None, colour: bool = False) -> str:
+    """A plain table that lines up in a terminal and in a CI log: no line longer than ``width``
+    (a long title, target or outcome is cut with `…`; the byte counts, the events and the time
+    go where even that is not enough), each failed call's status and outcome in red when
+    ``colour``."""
+    if not table:
         return "(no exchanges)"
-    cells = [_clip(line) for line in cells]
-    widths = [max(len(h), *(len(line[i]) for line in cells)) for i, h in enumerate(headings)]
-    numeric = {0, 4, 5, 6, 7}
+    headings = [heading for heading, _ in _COLUMNS]
+    cells = [_cells(row) for row in table]
+    widths = [min(max(len(heading), *(len(line[i]) for line in cells)), _ROOM.get(heading, 1 << 30))
+              for i, heading in enumerate(headings)]
+    shown = list(range(len(_COLUMNS)))
+    if width is not None:  # an error's name stays whole while anything else can give way
+        errors = max((len(row.outcome) for row in table if row.failed), default=0)
+        empty = [i for i, heading in enumerate(headings) if heading in ("time", "events")
+                 and all(line[i] == "-" for line in cells)]  # nothing to say: the first to go
+        _fit(shown, widths, width, min(errors, _ROOM["outcome"]), empty)
 
-    def fmt(line) -> str:
-        pairs = enumerate(zip(line, widths, strict=True))
-        parts = [v.rjust(w) if i in numeric else v.ljust(w) for i, (v, w) in pairs]
-        return "  ".join(parts).rstrip()
+    def cut(index: int, value: str) -> str:
+        room = widths[index]
+        if len(value) <= room:
+            return value
+        if headings[index] == "target" and room > 8:  # the path's end says as much as its start
+            head = (room - 1) * 2 // 3
+            return value[:head] + "…" + value[len(value) - (room - 1 - head):]
+        return value[: room - 1] + "…"
 
-    return "\n".join([fmt(headings), *(fmt(line) for line in cells)])
+    def fmt(line, row: Row | None) -> str:
+        parts, plain = [], []
+        for index in shown:
+            value = cut(index, line[index])
+            text = value.rjust(widths[index]) if _COLUMNS[index][1] else value.ljust(widths[index])
+            tint = _tint(row, headings[index]) if colour and row is not None else ""
+            plain.append(text)
+            parts.append(f"{tint}{text}{RESET}" if tint else text)
+        text = _GAP.join(plain).rstrip()
+        if width is not None and len(text) > width:  # narrower than the least the columns take: cut
+            return text[: width - 1] + "…"
+        return _GAP.join(parts).rstrip() if colour else text
+
+    head = fmt(headings, None)
+    return "\n".join([f"{BOLD}{head}{RESET}" if colour else head,
+                      *(fmt(line, row) for line, row in zip(cells, table, strict=True))])
+
+
+def _fit(shown: list[int], widths: list[int], width: int, errors: int, empty: list[int]) -> None:
+    """Narrow the table to ``width`` in place: the ``empty`` columns left out first, then a step of
+    _NARROWING at a time; the outcome column not below ``errors`` (the longest error's name) but at
+    the last step."""
+    index_of = {heading: i for i, (heading, _) in enumerate(_COLUMNS)}
+
+    def total() -> int:
+        return sum(widths[i] for i in shown) + len(_GAP) * (len(shown) - 1)
+
+    wanted = list(widths)
+    for index in empty:
+        if total() > width:
+            shown.remove(index)
+    for step in _NARROWING:
+        if total() <= width:
+            break
+        if isinstance(step, str):
+            if index_of[step] in shown:
+                shown.remove(index_of[step])
+            continue
+        names, least = step
+        if names == ("outcome",) and step is not _NARROWING[-1]:
+            least = max(least, errors)
+        columns = [index_of[name] for name in names]
+        while total() > width:
+            wide = max(columns, key=lambda i: widths[i])
+            if widths[wide] <= least:
+                break
+            widths[wide] -= 1
+    for name in ("title", "target", "outcome"):  # room a step left over goes back, title first
+        index = index_of[name]
+        widths[index] = min(wanted[index], widths[index] + max(0, width - total()))
+
+
+def _cells(row: Row) -> tuple[str, ...]:
+    return (row.label, row.title + (" (cut)" if row.cut else ""), row.method, row.target, _status(row),
+            row.outcome or "-", _duration(row.duration_ms), str(row.events) if row.events else "-",
+            str(row.request_bytes), "-" if row.response_bytes is None else str(row.response_bytes))
+
+
+def _tint(row: Row, heading: str) -> str:
+    if heading == "status":  # HTTP's 200 stays plain under a JSON-RPC error: the outcome says it
+        failed = row.failed if row.grpc_status is not None else (row.status or 0) >= 400
+        return RED if failed else ""
+    if heading == "outcome":
+        if row.failed:
+            return RED
+        if row.outcome in _TROUBLE:
+            return YELLOW
+        return GREEN if row.outcome == "completed" else ""
+    return ""
+
+
+def _duration(ms: float | None) -> str:
+    """3.4 ms, 210 ms, 2.3 s: as many figures as a reader compares at a glance."""
+    if ms is None:
+        return "-"
+    if ms < 100:
+        return f"{ms:.1f} ms"
+    if ms < 10_000:
+        return f"{ms:.0f} ms"
+    return f"{ms / 1000:.1f} s"
 
 
 def _status(row: Row) -> str:
@@ -137,12 +244,3 @@ def _status(row: Row) -> str:
     if row.grpc_status is not None:
         return Status(code=row.grpc_status, name=row.grpc_status_name).label
     return "-" if row.status is None else str(row.status)
-
-
-def _clip(line: tuple[str, ...]) -> tuple[str, ...]:
-    title, target = line[1], line[3]
-    if len(title) > 48:
-        title = title[:47] + "…"
-    if len(target) > 56:
-        target = target[:55] + "…"
-    return (line[0], title, line[2], target, *line[4:])

@@ -181,7 +181,8 @@ def test_the_shared_session_options_fail_alike(command, option, value, message):
     (["replay", CAPTURE], "a2a-capture: error: Missing option '--target' (see a2a-capture replay --help)"),
     (["show"], "a2a-capture: error: Missing argument 'FILES...' (see a2a-capture show --help)"),
     (["shwo"], "a2a-capture: error: No such command 'shwo'. Did you mean 'show'? (see a2a-capture --help)"),
-    (["show", "--colour", CAPTURE], "a2a-capture: error: No such option '--colour' (see a2a-capture show --help)"),
+    (["show", "--colour", CAPTURE],
+     "a2a-capture: error: No such option '--colour'. Did you mean '--color'? (see a2a-capture show --help)"),
     (["record", "--proxy", ":8080", "-o", "x", "--check"],
      "a2a-capture: error: --check, --fail-on and --allow-empty go with a command: record ... -- COMMAND "
      "(see a2a-capture record --help)"),

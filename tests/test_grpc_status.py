@@ -53,5 +53,5 @@ def test_the_report_index_and_outcomes_give_the_grpc_status(tmp_path, monkeypatc
         (200, "OK (0)"), (200, "NOT_FOUND (5)"), (200, "unknown status 42")]
     assert model.exchanges[0].outcome == "OK (0)"  # no task, no error: the status, not "200"
     html = render(model, "html")
-    assert '<span class="status">NOT_FOUND (5)</span>' in html and '<span class="status">200</span>' not in html
+    assert '<span class="status failed">NOT_FOUND (5)</span>' in html and '<span class="status">200</span>' not in html
     assert "Outcome: OK (0)" in render(model, "md")

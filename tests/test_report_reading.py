@@ -106,4 +106,4 @@ def test_a_card_fetch_says_whose_card_it_got(tmp_path):
     assert "    agent1-->>client: card of old\n" in markdown
     html = render.render(model, "html")
     assert "planner <b>" not in html and '<span class="outcome">card of planner &lt;b&gt;&amp;</span>' in html
-    assert '<span class="outcome">HTTP 404</span>' in html
+    assert '<span class="outcome failed">HTTP 404</span>' in html

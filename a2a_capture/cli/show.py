@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 
 import click
@@ -24,10 +26,14 @@ from a2a_capture.errors import valid_utf8
     help="text: one line per exchange; json: a list of objects; http: the capture written back out.",
 )
 @redact_option()
-def show_command(files: tuple[str, ...], output_format: str, redact: bool) -> None:
+@click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]), default="auto",
+              show_default=True,
+              help="Colour a failed call's status and outcome: auto colours on a terminal unless NO_COLOR is set.")
+def show_command(files: tuple[str, ...], output_format: str, redact: bool, colour: str) -> None:
     """List the exchanges of capture FILES: number, title, method, target, status (a gRPC call's
-    from its trailers), SSE events or gRPC messages, body sizes. Secrets are masked (in targets,
-    titles and, with --format http, everywhere) unless --no-redact."""
+    from its trailers), outcome (an error's name, a task's last state), time, SSE events or gRPC
+    messages, body sizes. The text table fits the terminal's width (or $COLUMNS). Secrets are
+    masked (in targets, titles and, with --format http, everywhere) unless --no-redact."""
     from a2a_capture.report.mask import Masker
 
     def masker(path: str):
@@ -49,8 +55,26 @@ def show_command(files: tuple[str, ...], output_format: str, redact: bool) -> No
                 pieces.clear()
         click.echo(valid_utf8("".join(pieces)))
         return
+    width, tinted = _width(), _coloured(colour)
     for index, path in enumerate(files):
-        table = show.text_table(show.rows(path, masker(path)))  # one file at a time: its columns line up
+        table = show.text_table(show.rows(path, masker(path)), width, tinted)  # one file at a time: columns line up
         if len(files) > 1:
             click.echo(("\n" if index else "") + f"{path}")
-        click.echo(table)
+        click.echo(table, color=tinted)
+
+
+def _width() -> int | None:
+    """The width to fit: $COLUMNS, else a terminal's; none for a pipe or a file (lines as long as they are)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def _coloured(choice: str) -> bool:
+    """Colour on a terminal, unless NO_COLOR says otherwise (https://no-color.org: any value but empty)."""
+    if choice != "auto":
+        return choice == "always"
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")

@@ -48,6 +48,7 @@ class Arrow:
     name: str = ""  # what a reader calls the exchange: "Exchange 6", "09-mistakes #6"
     time: float | None = None  # when the request started, where recorded
     file: str = ""  # the capture's name, when a session has several
+    failed: bool = False  # the agent answered with an error: its answer is drawn red, with a ✗ and the error's name
 
 
 @dataclass
@@ -120,18 +121,20 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
         kind = "arrow wasted" if arrow.wasted else "arrow"
         mark = " ✕" if arrow.wasted else ""
         label = fit(arrow.label, room - (16 if mark else 0)) + mark
+        said = _said(arrow)
         parts.append(f'<a href="#{escape(arrow.anchor)}" aria-label="{escape(arrow.name)}: '
-                     f'{escape(arrow.label, {chr(34): "&quot;"})}"><g class="{kind}">'
-                     f'<title>{escape(arrow.label)}</title>'
+                     f'{escape(said, {chr(34): "&quot;"})}"><g class="{kind}{" failed" if arrow.failed else ""}">'
+                     f'<title>{escape(said)}</title>'
                      f'<line x1="{start:.0f}" y1="{y}" x2="{end:.0f}" y2="{y}" marker-end="url(#{head})"/>'
                      f'<text x="{text_x:.0f}" y="{y - 5}" text-anchor="{anchor}" class="label">'
                      f'{escape(label)}</text>')
         if arrow.answer and not arrow.webhook:
             back = "bundle" if arrow.events > 1 else "answer"
-            text = f"{arrow.answer} ({arrow.events} events)" if arrow.events > 1 else arrow.answer
-            parts.append(f'<line x1="{end:.0f}" y1="{y + 10}" x2="{start:.0f}" y2="{y + 10}" class="{back}" '
+            failed = " failed" if arrow.failed else ""
+            text = _answer(arrow)
+            parts.append(f'<line x1="{end:.0f}" y1="{y + 10}" x2="{start:.0f}" y2="{y + 10}" class="{back}{failed}" '
                          f'marker-end="url(#{head})"/>'
-                         f'<text x="{text_x:.0f}" y="{y + 24}" text-anchor="{anchor}" class="answer-text">'
+                         f'<text x="{text_x:.0f}" y="{y + 24}" text-anchor="{anchor}" class="answer-text{failed}">'
                          f'{escape(fit(text, room))}</text>')
         parts.append("</g></a>")
         y += step
@@ -140,6 +143,19 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
                      'are in the walkthrough</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _answer(arrow: Arrow) -> str:
+    """What the answer arrow says: the outcome, its events, and a ✗ before an error's name."""
+    text = f"{arrow.answer} ({arrow.events} events)" if arrow.events > 1 else arrow.answer
+    return f"✗ {text}" if arrow.failed else text
+
+
+def _said(arrow: Arrow) -> str:
+    """An arrow's whole story for its tooltip and its link's name: the call, then how it ended."""
+    if arrow.webhook or not arrow.answer:
+        return arrow.label
+    return f"{arrow.label} → {_answer(arrow)}"
 
 
 # -- timeline ------------------------------------------------------------------------------------
@@ -297,9 +313,10 @@ def mermaid(lifelines: list[str], arrows: list[Arrow]) -> str:
             lines.append(f"    {agent}->>client: {_mermaid_message(arrow.label)}")
             continue
         lines.append(f"    client->>{agent}: {_mermaid_message(arrow.label)}{' (wasted)' if arrow.wasted else ''}")
-        if arrow.answer:
+        if arrow.answer:  # an error's answer ends in a cross (`--x`), as the SVG marks it ✗
             events = f" ({arrow.events} events)" if arrow.events > 1 else ""
-            lines.append(f"    {agent}-->>client: {_mermaid_message(arrow.answer + events)}")
+            back = "--x" if arrow.failed else "-->>"
+            lines.append(f"    {agent}{back}client: {_mermaid_message(arrow.answer + events)}")
     if len(arrows) > MAX_MERMAID:
         lines.append(f"    Note over client: {len(arrows) - MAX_MERMAID} more exchanges in the walkthrough")
     return "\n".join(lines)

@@ -89,6 +89,8 @@ class ExchangeView(BaseModel):
     findings: list[FindingView] = Field(default_factory=list)
     duration_ms: float | None = None
     webhook: bool = False
+    #: the agent answered with an error (HTTP >= 400, a JSON-RPC or gRPC error, an A2A error type)
+    failed: bool = False
     previous_flagged: str | None = None
     next_flagged: str | None = None
 
@@ -421,7 +423,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         arrows.append(svg.Arrow(anchor=place, label=_arrow_label(exchange, facts), lifeline=lifeline,
                                 answer=ending, wasted=any(f.wasted for f in here), events=events,
                                 webhook=exchange.webhook, name=name, time=facts.started,
-                                file=reader.stems[file] if several else ""))
+                                file=reader.stems[file] if several else "", failed=facts.failed))
         arrow_sessions.append(session)
         # states: from the response (and its frames), and from frames shown late for an earlier stream
         for task, state, at in facts.states:
@@ -523,7 +525,7 @@ def _walk(reader: _Session, flagged: list[str], *, whole: bool, verbatim: bool,
             response_bytes=len(response.body) if response is not None else None,
             outcome=ending, outcome_said=said, listing=text.text, note=note, findings=here,
             duration_ms=round(facts.duration * 1000, 1) if facts.duration is not None else None,
-            webhook=exchange.webhook,
+            webhook=exchange.webhook, failed=facts.failed,
         )
         if here:
             view.previous_flagged = flagged[nth - 1] if nth > 0 else None
