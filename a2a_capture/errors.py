@@ -115,8 +115,15 @@ class CaptureFormatError(A2ACaptureError):
             where += f":{self.line}:{self.column}"
         message = f"{where}: expected {self.expected}"
         if self.found is not None:
-            message += f", found {self.found}"
+            found = self.found
+            if len(found) > _FOUND_SHOWN:  # a hostile value (a length of 5,000 digits) is named, not echoed
+                found = f"{found[:_FOUND_SHOWN]}… ({len(found)} characters)"
+            message += f", found {found}"
         return message
+
+
+#: characters of what a capture held that an error message shows at most
+_FOUND_SHOWN = 80
 
 
 class EmptyCaptureError(A2ACaptureError):

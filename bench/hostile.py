@@ -10,6 +10,9 @@ Cases (each generated here):
 - line-values: one answer whose JSON body is a single --line-mb line of small values
 - blank-lines: a body of --blank-lines blank lines between two words
 - gzip-bomb: an answer whose gzip body inflates to --bomb-mb MiB
+- layout-line: a documentation-form request (no length) whose JSON body is one --line-mb line, and
+  a title, a note, a header value and an SSE frame of one --line-mb line each
+- one-line: a file that is one --line-mb line and no capture (each command's answer: one line, exit 2)
 
 For the small cases `show`, `show --format json`, `analyze` and `report` (HTML and Markdown)
 run. The aim for every case is seconds and a peak under 200 MB. The floor is bench/read.py's:
@@ -97,6 +100,27 @@ def gzip_bomb(mebibytes: int) -> list[Exchange]:
     return [bomb, _call(2, "GetTask", {"id": "t-1"}, _task())]
 
 
+def layout_line(path: Path, index_path: Path, size: int) -> None:
+    """Long lines where a documentation capture's reader looks for the end of a line: a body written
+    without a length, a title, a note, a header value and an SSE frame (no document is indexed: the floor
+    reads the file)."""
+    text = "x" * size
+    blocks = [f"### 1 · call\nPOST / HTTP/1.1\nHost: a:1\nContent-Type: application/json\n\n"
+              f'{{"text":"{text}"}}\n\nHTTP/1.1 200 OK\ncontent-type: application/json\n\n{{}}\n',
+              f"### 2 · {text}\nGET /a HTTP/1.1\nHost: a:1\n\nHTTP/1.1 204 No Content\n",
+              f"### 3 · note\n# {text}\nGET /b HTTP/1.1\nHost: a:1\n\nHTTP/1.1 204 No Content\n",
+              f"### 4 · header\nGET /c HTTP/1.1\nHost: a:1\nX-Long: {text}\n\nHTTP/1.1 204 No Content\n",
+              f"### 5 · frame\nGET /d HTTP/1.1\nHost: a:1\n\nHTTP/1.1 200 OK\ncontent-type: text/event-stream\n\n"
+              f"data: {text}\n"]
+    path.write_text("\n".join(blocks), encoding="utf-8")
+    index_path.write_bytes(b"")
+
+
+def one_line(path: Path, index_path: Path, size: int) -> None:
+    path.write_bytes(b"x" * size + b"\n")
+    index_path.write_bytes(b"")
+
+
 def write(path: Path, index_path: Path, exchanges: Iterable[Exchange]) -> None:
     """Write a capture and note where its JSON documents sit (for the floor, as bench/read.py does)."""
     writer = CaptureWriter()
@@ -139,7 +163,7 @@ else:
 """
 
 
-def run_child(args: list[str], tmp: Path, *, script: Path | None = None) -> dict:
+def run_child(args: list[str], tmp: Path, *, script: Path | None = None, refused: bool = False) -> dict:
     """The CLI (or a script) in a fresh process: its CPU seconds, wall seconds and peak RSS."""
     target = ["path", str(script)] if script else ["module", "a2a_capture.cli"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "A2A_BENCH_PEAK": str(tmp / "peak")}
@@ -149,7 +173,8 @@ def run_child(args: list[str], tmp: Path, *, script: Path | None = None) -> dict
         _, status, usage = os.wait4(child.pid, 0)
     code = os.waitstatus_to_exitcode(status)
     stderr = (tmp / "stderr").read_text("utf-8", "replace").strip()
-    if code not in (0, 1) or "Traceback" in stderr:
+    answered = code == 2 and len(stderr.splitlines()) == 1 if refused else code in (0, 1)
+    if not answered or "Traceback" in stderr:
         raise SystemExit(f"{' '.join(args)}: exit {code}: {stderr[-500:]}")
     return {"seconds": usage.ru_utime + usage.ru_stime, "wall": time.perf_counter() - started,
             "max_rss_mb": int((tmp / "peak").read_text()) / 1024, "stdout_mb": (tmp / "stdout").stat().st_size / 1e6}
@@ -180,6 +205,8 @@ def main() -> None:
         "line-values": lambda path, index: write(path, index, line_values(args.line_mb * 1_000_000)),
         "blank-lines": lambda path, index: write(path, index, blank_lines(args.blank_lines)),
         "gzip-bomb": lambda path, index: write(path, index, gzip_bomb(args.bomb_mb)),
+        "layout-line": lambda path, index: layout_line(path, index, args.line_mb * 1_000_000),
+        "one-line": lambda path, index: one_line(path, index, args.line_mb * 1_000_000),
     }
     print(f"{'case':<12} {'run':<19} {'cpu s':>7} {'wall s':>7} {'peak MB':>8} {'x floor':>8} "
           f"{'MB x floor':>10} {'out MB':>7}  aim")
@@ -195,7 +222,7 @@ def main() -> None:
             print(f"{case:<12} {'floor':<19} {floor['seconds']:7.2f} {'':>7} {floor['max_rss_mb']:8.0f} "
                   f"{'1.00x':>8} {'1.00x':>10} {'':>7}  ({size:.1f} MB file)")
             for run, command in commands(path, tmp, case == "big").items():
-                result = run_child(command, tmp)
+                result = run_child(command, tmp, refused=case == "one-line")
                 aim = 100 if (case == "big" and run == "show --format json") else _AIM_MB
                 ratio = result["seconds"] / max(floor["seconds"], 0.01)
                 verdict = "ok" if result["max_rss_mb"] < aim else f"over {aim} MB"

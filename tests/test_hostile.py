@@ -20,6 +20,7 @@ CALL = '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}'
 ANSWER = '{"jsonrpc":"2.0","id":1,"result":{"id":"t","status":{"state":"TASK_STATE_WORKING"}}}'
 BIG = "9" * 5000  # past Python's integer-string limit (4300 digits)
 DEEP = "[" * 100_000 + "]" * 100_000
+LONG = "x" * (3 << 20)  # a line longer than the reader's chunk (1 MiB): read on without copying it again each time
 
 
 def block(meta="", request=None, response=None, number=1, title="call") -> str:
@@ -50,6 +51,16 @@ CASES = {
     "blank-lines-crlf": (HEAD + block(request="POST / HTTP/1.1\nHost: a:1\n\nx" + "\n" * 50_000 + "y\n"))
     .replace("\n", "\r\n"),
     "no-host": HEAD + block(request=f"POST / HTTP/1.1\nContent-Type: application/json\n\n{CALL}\n"),
+    # issue #28's residual inputs: each a one-line error (or an answer) in time that grows with the file
+    "huge-block-number": HEAD + block(number=BIG),
+    "huge-block-number-later": HEAD + block() + block(number=BIG),
+    "huge-webhook-number": HEAD + block() + block(number=BIG).replace("### ", "### webhook ", 1),
+    "huge-body-length-pragma": HEAD + block(meta=f"#@ request-body: {BIG} bytes\n"),
+    "long-lines": block(request=f"POST / HTTP/1.1\nHost: a:1\nX-Long: {LONG}\n\n{{\"text\":\"{LONG}\"}}\n",
+                        title=LONG)
+    + block(number=2, meta=f"# {LONG}\n", response=f"HTTP/1.1 200 OK\ncontent-type: text/event-stream\n\n"
+                                                 f"data: {LONG}\n\n"),
+    "one-long-line": LONG + "\n",
 }
 INVALID_UTF8 = (HEAD + block(title="bad \udcff", request=f"POST / HTTP/1.1\nHost: a:1\nX-A: \udcfe\n"
                              f"Content-Type: application/json\n\n{CALL[:-1]},\"x\":\"\udcff\"}}\n")
@@ -66,6 +77,7 @@ def assert_contract(result, path) -> None:
         lines = [line for line in stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("a2a-capture: error: "), stderr
         assert str(path) in lines[0]
+        assert len(lines[0]) < len(str(path)) + 500, lines[0]  # what the file held is named, not echoed whole
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -84,6 +96,24 @@ def test_a_length_past_the_integer_limit_names_its_line(tmp_path):
     result = run("show", str(path))
     assert result.returncode == 2
     assert result.stderr.decode().startswith(f"a2a-capture: error: {path}:4:1: expected a body length")
+    assert result.stderr.decode().rstrip().endswith("… (5006 characters)")
+
+
+@pytest.mark.parametrize("header", [f"### {BIG} · call", f"### webhook {BIG}", "### " + "1" * 101])
+def test_a_block_number_past_100_digits_says_so(tmp_path, header):
+    path = tmp_path / "number.http"
+    path.write_text(HEAD + block() + block().replace("### 1 · call", header))
+    result = run("analyze", str(path))
+    digits = len(header.split()[-1]) if "·" not in header else len(BIG)
+    assert result.stderr.decode() == (f"a2a-capture: error: {path}:15:1: expected a block number of at most 100 "
+                                      f"digits, found one of {digits} digits\n")
+
+
+def test_a_100_digit_block_number_is_read(tmp_path):
+    path = tmp_path / "number.http"
+    path.write_text(HEAD + block(number=int("9" * 100)))
+    result = run("show", "--format", "json", str(path))
+    assert json.loads(result.stdout)[0]["number"] == int("9" * 100)
 
 
 def test_invalid_utf8_gives_valid_json_sarif_and_reports(tmp_path):

@@ -243,6 +243,9 @@ def _steady_first_values(headers) -> dict[str, str]:
     return values
 
 
+#: a head longer than this is never made a branch: a branch's expression is compiled from the head's text,
+#: so a 20 MB header value would take a minute to compile (and a normal head is a few hundred bytes)
+_TEMPLATE_HEAD = 1 << 14
 _NOTHING = re.compile(b"(?!)")
 
 
@@ -277,7 +280,8 @@ class KnownHeads:
     def learn(self, shape: Shape, head: bytes) -> None:
         """Take the shape of ``head`` (parsed, a plain head: LF, no cut) once it is seen twice."""
         shape.sightings += 1
-        if (shape.sightings != 2 or len(self._branches) >= _TEMPLATES or shape.parsed is None or shape.odd
+        if (shape.sightings != 2 or len(self._branches) >= _TEMPLATES or len(head) > _TEMPLATE_HEAD
+                or shape.parsed is None or shape.odd
                 or shape.grpc or shape.parsed[0][3] or len(shape.lengths) > 1 or b"\r" in head or _CUT in head):
             return
         parts = _VOLATILE_LINE.split(head)  # text, name, value, ..., text: the shape's text and names

@@ -27,10 +27,11 @@ _META_KEYS = ("start", "end", "client", "server")
 _META_KEY_BYTES = {key.encode(): key for key in _META_KEYS}
 _LATE_FRAMES = re.compile(syntax._FRAME_START)
 #: the pragmas, notes and blank lines between a block header and its request
-_PREAMBLE_RUN = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\r?\n|\r?\n)*")
+_PREAMBLE_RUN = re.compile(rb"(?:#@[^\n]*+\n|# [^\n]*+\n|#\r?\n|\r?\n)*")
 _BLANK_LINE = re.compile(rb"(?:\A|\n)\r?\n")
 #: the pragmas a recorder writes first, in its order (line ends inside a value are left to the loop)
-_USUAL_PRAGMAS = re.compile(rb"#@ start:([^\r\n]*)\n#@ end:([^\r\n]*)\n#@ client:([^\r\n]*)\n#@ server:([^\r\n]*)\n")
+_USUAL_PRAGMAS = re.compile(rb"#@ start:([^\r\n]*+)\n#@ end:([^\r\n]*+)\n"
+                            rb"#@ client:([^\r\n]*+)\n#@ server:([^\r\n]*+)\n")
 
 
 class _Source:
@@ -51,11 +52,14 @@ class _Source:
         """Read one more chunk; False at the end of the file."""
         if self.eof:
             return False
-        chunk = self.stream.read(self.chunk_size)
+        cut = self.pos if self.kept is None else min(self.pos, self.kept - self.dropped)
+        # past a chunk of kept bytes (a line longer than a chunk), as many again: each byte is copied
+        # a bounded number of times, not once per chunk (a 200 MB line: 200 copies of 100 MB on average)
+        kept = len(self.buf) - cut
+        chunk = self.stream.read(kept if kept > _CHUNK else self.chunk_size)
         if not chunk:
             self.eof = True
             return False
-        cut = self.pos if self.kept is None else min(self.pos, self.kept - self.dropped)
         if cut:  # what was read is dropped as the chunk is added: one copy
             self.buf = b"".join((memoryview(self.buf)[cut:], chunk))
             self.dropped += cut
@@ -649,7 +653,7 @@ class CaptureReader:
         source = self._source
         match = source.search(end)
         if match is None:
-            region = syntax.TRAILING_LINE_ENDS.sub(b"", source.buf[source.pos:])
+            region = syntax.without_trailing_line_ends(source.buf[source.pos:])
             source.skip(len(source.buf) - source.pos)
         else:
             region = source.buf[source.pos:match.start()]
@@ -752,7 +756,10 @@ class CaptureReader:
 
     def _error(self, expected: str, *, line: int | None = None, found=None) -> CaptureFormatError:
         if isinstance(found, bytes):
-            found = repr(found.decode("utf-8", "replace")[:60])
+            if (long := syntax.LONG_BLOCK_NUMBER.match(found)) is not None:  # whatever else might stand there
+                expected, found = "a block number of at most 100 digits", f"one of {len(long.group(1))} digits"
+            else:
+                found = repr(found.decode("utf-8", "replace")[:60])
         return CaptureFormatError(expected, path=self.path,
                                   line=self._source.line if line is None else line, found=found)
 
@@ -798,7 +805,7 @@ def _split_notes(region: bytes) -> tuple[bytes, dict[int, list[str]], list[str]]
         kept.append(line)
     body = b"".join(kept)
     if pending:
-        body = syntax.TRAILING_LINE_ENDS.sub(b"", body)
+        body = syntax.without_trailing_line_ends(body)
     return body, notes, pending
 
 
@@ -808,12 +815,12 @@ _FOUR_PRAGMAS = 7
 _CR = ord("\r")
 _LF = ord("\n")
 #: a block preamble without blank lines or CRLF
-_COMMON_PREAMBLE = re.compile(rb"(?:#@[^\n]*\n|# [^\n]*\n|#\n)*")
+_COMMON_PREAMBLE = re.compile(rb"(?:#@[^\n]*+\n|# [^\n]*+\n|#\n)*")
 #: a block header (as syntax.BLOCK_HEADER, without CR) and the pragmas a recorder writes, in its
 #: order: the four values as the general reader strips them, then a body length or two and the
 #: event times, each as the general reader reads it; nothing else before the request line
 _USUAL_START = re.compile(
-    rb"### (?:(webhook) |)(\d+)(?: \xc2\xb7(?: ([^\r\n]*)|)|)\n#@ start: ([!-~]*)\n#@ end: ([!-~]*)\n"
+    rb"### (?:(webhook) |)(\d{1,100})(?: \xc2\xb7(?: ([^\r\n]*+)|)|)\n#@ start: ([!-~]*)\n#@ end: ([!-~]*)\n"
     rb"#@ client: ([!-~]*)\n#@ server: ([!-~]*)\n"
     rb"(?:#@ request-body: ([0-9]{1,15}) bytes?\n|)(?:#@ response-body: ([0-9]{1,15}) bytes?\n|)"
     rb"(?:#@ event-times: ((?:[0-9]+\.[0-9]+|-)(?: (?:[0-9]+\.[0-9]+|-))*)\n|)(?![#\n])")

@@ -11,7 +11,10 @@ import re
 MIDDLE_DOT = "·"
 
 #: `### 3 · SendMessage` or `### webhook 2 · received by the client`
-BLOCK_HEADER = re.compile(rb"### (?:(webhook) )?(\d+)(?: \xc2\xb7(?: (.*))?)?\Z")
+#: a block number has at most 100 digits (a longer one is a hostile file's; past 4,300 digits Python refuses
+#: to make it an int at all)
+BLOCK_HEADER = re.compile(rb"### (?:(webhook) )?(\d{1,100})(?: \xc2\xb7(?: (.*))?)?\Z")
+LONG_BLOCK_NUMBER = re.compile(rb"### (?:webhook )?(\d{101,})")
 #: `HTTP/1.1 200 OK` (also `HTTP/2 200`, as people write it)
 STATUS_LINE = re.compile(rb"HTTP/(\d(?:\.\d)?) (\d{3})(?: (.*))?\Z")
 #: `POST /a2a/jsonrpc HTTP/1.1`
@@ -38,9 +41,11 @@ def _ends(*starts: bytes) -> re.Pattern[bytes]:
     """A line end, then blank lines, then one of the given line starts.
 
     The match starts only at the first line end of a run of blank lines (the look-behinds), so
-    a search over many blank lines is linear, not quadratic in their number.
+    a search over many blank lines is linear, not quadratic in their number. The pattern starts
+    with its line end, the look-behinds after it: a search then skips to each line end as a
+    literal scan (on a 50 MB line, 14 ms where a pattern starting with the look-behinds takes 0.8 s).
     """
-    return re.compile(_RUN_START + rb"\n(?:\r?\n)+(?=" + b"|".join(starts) + rb")")
+    return re.compile(rb"\n(?<!\n\n)(?<!\n\r\n)(?:\r?\n)+(?=" + b"|".join(starts) + rb")")
 
 
 REQUEST_BODY_END = _ends(_HEADER_START, _STATUS_START, _NOTE_START)
@@ -56,6 +61,15 @@ RESPONSE_BODY_EMPTY_BEFORE_FRAMES = re.compile(
 STREAM_BODY_EMPTY = re.compile(_HEADER_START)
 
 TRAILING_LINE_ENDS = re.compile(_RUN_START + rb"(?:\r?\n)+\Z")
+
+
+def without_trailing_line_ends(data: bytes) -> bytes:
+    """``data`` without the run of line ends it ends with. Searched for only among its last bytes that are
+    line ends (a match is made of nothing else): a search of the whole would try every position of a
+    200 MB line, seconds for nothing."""
+    tail = len(data.rstrip(b"\r\n"))
+    match = TRAILING_LINE_ENDS.search(data, tail)
+    return data if match is None else data[:match.start()]
 
 
 def is_blank(line: bytes) -> bool:
