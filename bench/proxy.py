@@ -3,6 +3,7 @@ mitmdump with the a2a-capture addon, measured in one run.
 
     python bench/proxy.py                 # 400 requests per path, 30 streams
     python bench/proxy.py --requests 100  # quicker
+    python bench/proxy.py --view          # also `record --view` with its page open in Chromium
 
 Prints requests per second (SendMessage answered with a Message, 8 clients at once) and the
 time to the first SSE event of a stream (median), with ratios against the direct path, and
@@ -12,6 +13,11 @@ the addon's hooks take per flow on their own (no proxy, no network). The load av
 printed before and after. The aim: the addon costs under 10% of mitmdump's
 throughput and under 5 ms of first-event time (against the direct path: mitmdump alone
 holds a stream under 1 MB until it ends).
+
+With --view, a fourth path: `a2a-capture record --view` as a user runs it, its live page open
+in headless Chromium the whole time, and how long after each exchange ended its row reached
+the page (median and worst; the recorder's loop looks at the file every 0.1 s and reads a
+block once the file stopped growing for one look).
 """
 
 from __future__ import annotations
@@ -144,11 +150,78 @@ def hook_cost(count: int) -> dict[str, float]:
     return costs
 
 
+class _ViewedRecording:
+    """`a2a-capture record --view` as a user runs it, its page open in headless Chromium throughout (in a
+    thread of its own: Playwright's loop would hold the one the clients run in)."""
+
+    def __init__(self, upstream: str, output: Path, env: dict) -> None:
+        import threading
+
+        self.upstream, self.output, self.env = upstream, output, env
+        self.process = None
+        self._asked, self._done = threading.Event(), threading.Event()
+        self._opened = threading.Event()
+        self._lags: list[float] = []
+        self._thread = None
+
+    def start(self) -> str:
+        import re
+        import threading
+
+        listen = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "a2a_capture.cli", "record", "--agent", self.upstream, "--listen",
+             f"127.0.0.1:{listen}", "-o", str(self.output), "--view", "127.0.0.1:0"],
+            env=self.env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        url = None
+        while url is None:
+            line = self.process.stderr.readline()
+            if not line:
+                raise SystemExit("record --view stopped before it printed the view's address")
+            found = re.search(rb"http://127\.0\.0\.1:\d+/\?token=[\w-]+", line)
+            url = found.group(0).decode() if found else None
+        wait_for_port(listen)
+        self._thread = threading.Thread(target=self._browse, args=(url,), daemon=True)
+        self._thread.start()
+        self._opened.wait(120)
+        return f"http://127.0.0.1:{listen}"
+
+    def _browse(self, url: str) -> None:
+        import shutil
+
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            page = browser.new_page()
+            page.goto(url)
+            page.wait_for_selector("#summary")
+            self._opened.set()
+            self._asked.wait()
+            page.wait_for_timeout(1000)  # the last rows on their way
+            self._lags = page.evaluate("() => performance.getEntriesByName('row-lag').map((m) => m.detail)")
+            browser.close()
+        self._done.set()
+
+    def lags(self) -> list[float]:
+        self._asked.set()
+        self._done.wait(120)
+        return self._lags
+
+    def stop(self) -> None:
+        self._asked.set()
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--streams", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--view", action="store_true", help="also record --view, its page open in Chromium")
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     agent_port, plain_port, addon_port = free_port(), free_port(), free_port()
@@ -163,12 +236,15 @@ def main() -> None:
         listener = runner.Listener("127.0.0.1", addon_port)
         processes.append(subprocess.Popen(runner.command(str(Path(tmp) / "bench.http"), [(upstream, listener)],
                                                          None), env=env))
+        viewed = _ViewedRecording(upstream, Path(tmp) / "viewed.http", env) if args.view else None
         try:
             for port in (agent_port, plain_port, addon_port):
                 wait_for_port(port)
             paths = {"direct": upstream, "mitmdump": f"http://127.0.0.1:{plain_port}",
                      "mitmdump+addon": f"http://127.0.0.1:{addon_port}"}
             proxies = {"mitmdump": processes[1].pid, "mitmdump+addon": processes[2].pid}
+            if viewed is not None:
+                paths["record --view"] = viewed.start()
             load_before = os.getloadavg()
             # rounds that visit every path in turn, best of each: a shared 2-core machine is noisy
             best: dict[str, tuple[float, float]] = {}
@@ -185,7 +261,10 @@ def main() -> None:
                     best[name] = (max(old[0], rps), min(old[1], ttfe))
             results = best
             load_after = os.getloadavg()
+            lags = viewed.lags() if viewed is not None else []
         finally:
+            if viewed is not None:
+                viewed.stop()
             for process in processes:
                 process.terminate()
                 process.wait(10)
@@ -203,6 +282,12 @@ def main() -> None:
           f"({(1 - addon_rps / plain_rps) * 100:+.1f}% cost), first event {(addon_ttfe - direct_ttfe) * 1000:+.2f} ms "
           "against direct (mitmdump alone holds a stream under 1 MB until it ends, so it is no baseline there), "
           f"CPU per request {cpu['mitmdump+addon'] / cpu['mitmdump']:.2f}x (aim: under 10% and under 5 ms)")
+    if "record --view" in results:
+        view_rps, view_ttfe = results["record --view"]
+        median, worst = (statistics.median(lags), max(lags)) if lags else (float("nan"), float("nan"))
+        print(f"record --view vs the addon alone: throughput {view_rps / addon_rps:.2f}x, first event "
+              f"{(view_ttfe - addon_ttfe) * 1000:+.2f} ms; a row reached the page {median * 1000:.0f} ms (median) "
+              f"and at worst {worst * 1000:.0f} ms after its exchange ended ({len(lags)} rows)")
     hooks = hook_cost(2000)
     print(f"the addon's hooks alone: {hooks['answer']:.0f} us per JSON-RPC answer, {hooks['stream']:.0f} us per "
           f"6-frame stream ({hooks['answer'] / 1e6 / cpu['mitmdump'] * 100:.1f}% of mitmdump's CPU per request)")

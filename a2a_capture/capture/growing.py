@@ -1,8 +1,9 @@
 """A capture that is still being written: what was appended since the last look, and where each block is.
 
 The recorder appends each exchange when it is complete. A reader that follows it (`record --live`,
-`record --view`) reads only what was appended, and only once the file stopped growing for one look
-(a block half-written is read at the next), with each exchange's line counted in the whole file.
+`record --view`) reads only what was appended: while the file grows, the blocks before the newest
+block's header (those are whole), and the newest once the file stopped growing for one look; each
+exchange's line counted in the whole file.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import BinaryIO
 
 from a2a_capture.capture.models import Exchange
 from a2a_capture.capture.reader import CaptureReader, iter_exchanges
+from a2a_capture.capture.syntax import STREAM_BODY_END as BLOCK_START
 from a2a_capture.errors import A2ACaptureError
 
 
@@ -65,24 +67,28 @@ class GrowingCapture:
         self._size: int | None = None
 
     def poll(self, final: bool = False) -> list[tuple[Exchange, int]]:
-        """The whole blocks appended since the last look, with their offsets in the file; ``final``: read
-        what is there now, grown or not (the recorder stopped)."""
+        """The whole blocks appended since the last look, with their offsets in the file; ``final``: all
+        that is there now (the recorder stopped)."""
         try:
             size = os.path.getsize(self.path)
         except OSError:
             return []
         if size <= self.offset:
             return []
-        if size != self._size and not final:
-            self._size = size  # still growing: read it at the next look
-            return []
         with open(self.path, "rb") as stream:
             stream.seek(self.offset)
             data = stream.read(size - self.offset)
+        growing = size != self._size and not final
+        self._size = size
+        if growing:  # the blocks before the newest block's header are whole: the recorder appends block by block
+            newest = _newest_block(data)
+            if newest is None:
+                return []
+            data = data[:newest]
         try:
             exchanges = list(CaptureReader(io.BytesIO(data), self.path))
         except A2ACaptureError:
-            return []  # not whole yet
+            return []  # not whole yet (a framed body holding what looks like a block's start): at the next look
         offsets = LineOffsets(io.BytesIO(data))
         placed = []
         for exchange in exchanges:
@@ -90,8 +96,17 @@ class GrowingCapture:
             if exchange.line is not None:  # the line in the whole file, for `path:LINE:`
                 exchange.line += self.lines
             placed.append((exchange, at))
-        self.offset, self.lines = size, self.lines + data.count(b"\n")
+        self.offset, self.lines = self.offset + len(data), self.lines + data.count(b"\n")
         return placed
+
+
+def _newest_block(data: bytes) -> int | None:
+    """Where the newest block's header starts: after a blank line, as the writer starts every block (a body
+    written without a length never holds one; one framed by its length that does fails to read cut, and waits)."""
+    newest = None
+    for match in BLOCK_START.finditer(data):
+        newest = match.end()
+    return newest
 
 
 def _line_ends(path: str, size: int) -> int:

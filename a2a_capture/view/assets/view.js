@@ -31,9 +31,14 @@
   }
 
   // -- data -------------------------------------------------------------------------------------
-  function take(list) {
+  function take(list, live) {
     let added = false;
+    const now = Date.now() / 1000;
     for (const r of list) {
+      // a row pushed while recording: how long after its exchange ended it reached the page (bench/proxy.py)
+      if (live && r[C.index] >= rows.length && r[C.started] !== null && r[C.duration] !== null) {
+        performance.mark("row-lag", { detail: now - r[C.started] - r[C.duration] });
+      }
       const i = r[C.index];
       if (i >= rows.length) added = true;
       rows[i] = r;
@@ -77,7 +82,7 @@
     events.onmessage = (message) => {
       const payload = JSON.parse(message.data);
       version = payload.version;
-      take(payload.rows);
+      take(payload.rows, true);
       refilter();
       if (selected >= 0 && payload.rows.some((r) => r[C.index] === selected)) openDetail(selected, false);
     };
