@@ -199,7 +199,7 @@ def test_a_compressed_secret_is_found_and_an_honest_gzip_body_kept(tmp_path):
     assert b"real-gzip-secret" not in run("show", "--format", "http", str(path)).stdout
 
 
-def test_what_findings_quote_is_masked_in_analyze(tmp_path):
+def test_what_findings_quote_is_masked_in_analyze_and_check(tmp_path):
     location = "https://cards.example.com/agent-card.json?token=planted-location-token"
     capture = Capture(exchanges=[Exchange(number=1, title="discover", request=Request(
         method="GET", target="/.well-known/agent-card.json", headers=[("Host", "127.0.0.1:41241")]),
@@ -212,3 +212,5 @@ def test_what_findings_quote_is_masked_in_analyze(tmp_path):
         text = run("analyze", "--fail-on", "never", "--format", form, str(path)).stdout.decode()
         assert "card-redirect" in text and "planted-location-token" not in text, form
         assert "?token=[redacted: query token, sha256:" in text, form
+    checked = run("check", str(path), "--baseline", str(tmp_path / "none.json"), "--fail-on", "info")
+    assert b"card-redirect" in checked.stdout and b"planted-location-token" not in checked.stdout

@@ -145,10 +145,12 @@ def diff_command(old, new, keys, redact):
               help="Only findings at least this severe can fail the check.")
 @click.option("--allow-empty/--no-allow-empty", default=False,
               help="Pass a capture with no exchange (by default an error, exit 2).")
-def check_command(paths, baseline_path, update_baseline, fail_on, allow_empty, sessions):
+@redact_option(help="Mask the secrets the redaction policy finds in what the new findings quote; --no-redact "
+                    "shows them as the capture holds them.")
+def check_command(paths, baseline_path, update_baseline, fail_on, allow_empty, sessions, redact):
     """The CI gate: analyze PATHS (files, or folders of .http files) and fail on new findings."""
     from a2a_capture.analyze import config as settings
     from a2a_capture.replay import gate
 
     verdict(gate.check(paths, baseline_path, update=update_baseline, fail_on=fail_on, config=settings.load(),
-                       allow_empty=allow_empty, **sessions))
+                       allow_empty=allow_empty, redact=redact, **sessions))

@@ -64,7 +64,7 @@ def compare_sessions(old: str, new: str, extra_keys=(), *, redact: bool = True) 
 
 
 def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "warning",
-          config: Config | None = None, allow_empty: bool = False, **sessions) -> Verdict:
+          config: Config | None = None, allow_empty: bool = False, redact: bool = True, **sessions) -> Verdict:
     """Analyze and compare with the accepted findings; with ``update``, accept the current ones.
     A capture with no exchange fails (EmptyCaptureError) unless ``allow_empty``: a gate must
     not pass on nothing.
@@ -81,7 +81,12 @@ def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "wa
         return Verdict([f"accepted {len(findings)} findings into {baseline_path}"])
     judged = baseline.judge(findings, baseline.load(baseline_path))
     verdict = Verdict(ok=judged.ok)
-    verdict.lines += [machine.line(f, judged=False) for f in judged.new]
+    new = judged.new
+    if redact:  # what a finding quotes comes from the raw capture
+        from a2a_capture.report.mask import Masker
+
+        new = list(map(Masker.for_files(capture_files(paths)).finding, new))
+    verdict.lines += [machine.line(f, judged=False) for f in new]
     verdict.lines += [f"fixed: {rule} ({operation} on {agent} in {file}) no longer occurs"
                       for rule, operation, agent, file in judged.gone]
     if judged.ok:
