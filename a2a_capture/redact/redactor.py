@@ -47,6 +47,7 @@ class Redactor:
         self.scanner = Scanner(self.policy)
         #: (place, kind) of every secret replaced, for `scan`; the caller empties it
         self.found: list[tuple[str, str]] = []
+        self._shapes: list | None = None  # while a JSON body is walked: the shapes its bytes could hold
 
     def digest(self, value: str) -> str:
         return hmac.new(self.key, value.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()[:6]
@@ -60,10 +61,11 @@ class Redactor:
 
     # -- free text ---------------------------------------------------------------------------
 
-    def text(self, text: str, *, lines: bool = False) -> tuple[str, list[str]]:
+    def text(self, text: str, *, lines: bool = False, shapes: list | None = None) -> tuple[str, list[str]]:
         """``text`` with every secret the scanner finds replaced, and the kinds replaced.
-        ``lines``: a text body, where `Name: value` lines and `"name": "value"` members count too."""
-        found = self.scanner.find(text, lines=lines) if text else []
+        ``lines``: a text body, where `Name: value` lines and `"name": "value"` members count too;
+        ``shapes``: only these are tried (the candidates of the body ``text`` is a string of)."""
+        found = self.scanner.find(text, lines=lines, only=shapes) if text else []
         if not found:
             return text, []
         pieces, last = [], 0
@@ -254,8 +256,12 @@ class Redactor:
         """Each changed JSON string replaced where it stands in the raw bytes (member names never);
         a string written with escapes and changed only in part is written again, with a note."""
         changes: dict[str, str] = {}
-        for document in documents:
-            self._walk(document, "$", changes)
+        self._shapes = self.scanner.candidates(body)  # looked for once in the body, not in each string
+        try:
+            for document in documents:
+                self._walk(document, "$", changes)
+        finally:
+            self._shapes = None
         if not changes:
             return body, []
         rewritten: list[str] = []
@@ -304,7 +310,7 @@ class Redactor:
         """Collect ``changes`` (old string -> new) for every secret at any depth: members by
         name, strings by shape."""
         if isinstance(value, dict):
-            oauth = any(key in names.OAUTH_MEMBERS for key in value)
+            oauth = not names.OAUTH_MEMBERS.isdisjoint(value)
             within = "oauth" if oauth else "json"
             jws = "protected" in value and "signature" in value  # a signed card's JWS: public
             kind, pair_name = value.get("type"), value.get("name")
@@ -337,7 +343,7 @@ class Redactor:
     def _scan_string(self, text: str, changes: dict[str, str], where: str) -> None:
         if len(text) < 6 or text in changes:
             return
-        new, kinds = self.text(text)
+        new, kinds = self.text(text, shapes=self._shapes)
         if kinds:
             for kind in kinds:
                 self._change(changes, text, new, where, kind)

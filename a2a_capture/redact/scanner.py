@@ -40,16 +40,25 @@ class Scanner:
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self.shapes = policy.shapes
+        self._hints = [hint.lower().encode() for _, _, hint in self.shapes]
 
-    def find(self, text: str, *, pairs: bool = True, lines: bool = False) -> list[Found]:
+    def candidates(self, whole: bytes) -> list:
+        """The shapes whose hint a whole body holds: the only ones worth trying on its strings
+        (a body written with escapes may hide a hint, so it gets them all)."""
+        if b"\\" in whole:
+            return self.shapes
+        folded = whole.lower()
+        return [shape for shape, hint in zip(self.shapes, self._hints, strict=True) if not hint or hint in folded]
+
+    def find(self, text: str, *, pairs: bool = True, lines: bool = False, only: list | None = None) -> list[Found]:
         """Secrets in ``text``, in order, none overlapping another or a marker. ``pairs``: also
         `name=value` pairs and URL userinfo; ``lines``: also `Name: value` lines and JSON-looking
-        `"name": "value"` members (a text body)."""
+        `"name": "value"` members (a text body); ``only``: only these shapes (``candidates``) are tried."""
         taken = [(m.start(), m.end()) for m in MARKER.finditer(text)] if "[redacted:" in text else []
         found: list[Found] = []
         folded = text.lower()
-        for kind, pattern, hint in self.shapes:
-            if hint and hint not in folded:
+        for kind, pattern, hint in self.shapes if only is None else only:
+            if hint and hint not in (text if hint.lower() != hint else folded):  # a hint in capitals: as written
                 continue
             for match in pattern.finditer(text):
                 start, end = match.span("secret") if "secret" in pattern.groupindex else match.span()
@@ -59,7 +68,7 @@ class Scanner:
             found += self._pairs(text)
         if lines and ":" in text:
             found += self._lines(text)
-        return _apart(found, taken)
+        return _apart(found, taken) if found else found
 
     def _pairs(self, text: str) -> list[Found]:
         found = []

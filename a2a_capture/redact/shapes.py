@@ -24,8 +24,9 @@ _TAIL = r"(?![A-Za-z0-9_-])"
 STARTS_TOKEN = frozenset({"discord bot token", "mailchimp key", "telegram bot token", "twilio key",
                           "hugging face token"})
 
-#: (kind, pattern, where it comes from, a lowercase text any match holds: the pattern is only tried on
-#: a text that holds it, as one pass over a text per pattern is cheap but an alternation of them all is not)
+#: (kind, pattern, where it comes from, a text any match holds (in lower case, or as written when it has
+#: capitals): the pattern is only tried on a text that holds it, as one pass over a text per pattern is cheap
+#: but an alternation of them all is not)
 SHAPES: tuple[tuple[str, str, str, str], ...] = (
     # credentials of an HTTP authentication scheme, wherever they are written
     ("bearer credentials", r"(?i:\bbearer)\s+(?P<secret>[A-Za-z0-9._~+/-]{6,}+=*+)(?![\"=])", "ours", "bearer"),
@@ -61,8 +62,8 @@ SHAPES: tuple[tuple[str, str, str, str], ...] = (
     ("square oauth secret", r"sq0csp-[0-9A-Za-z\\_-]{43}", "SquareOAuthDetector", "sq0csp-"),
     ("stripe key", r"(?:r|s)k_live_[0-9a-zA-Z]{24}", "StripeDetector", "k_live_"),
     ("telegram bot token", r"\d{8,10}:[0-9A-Za-z_-]{35}", "TelegramBotTokenDetector", ":"),
-    ("twilio key", r"AC[a-z0-9]{32}", "TwilioKeyDetector", ""),
-    ("twilio key", r"SK[a-z0-9]{32}", "TwilioKeyDetector", ""),
+    ("twilio key", r"AC[a-z0-9]{32}", "TwilioKeyDetector", "AC"),
+    ("twilio key", r"SK[a-z0-9]{32}", "TwilioKeyDetector", "SK"),
     # not in detect-secrets 1.5.0
     ("google api key", r"AIza[0-9A-Za-z_-]{35}", "ours", "aiza"),
     ("google oauth token", r"ya29\.[0-9A-Za-z_-]{20,}", "ours", "ya29."),
