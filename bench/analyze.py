@@ -1,27 +1,34 @@
-"""Benchmark `analyze` against a floor measured in the same run, on two shapes of session.
+"""Benchmark `analyze` against three floors measured in the same run: three forms x two id shapes.
 
-The floor is what any analyzer must do anyway: read the file and parse every body and SSE
-frame's data as JSON (with the json module, and with orjson where it is installed). `analyze`
-is timed as the command runs it (`a2a-capture analyze --format text`, the findings written
-as they are found). Shapes:
+The floors are what any analyzer must do anyway, each a run that reads the file and slices out
+every JSON document (split), then parses each with json.loads (json) or orjson (orjson, the
+fastest: the one the aim is measured against). `analyze` is timed as the command runs it
+(`a2a-capture analyze --format text`, the findings written as they are found).
+
+Forms, each made from the same generated session:
+
+- recorded: as the recorder writes it (bodies framed by their byte count, `#@` lines)
+- documentation: bodies pretty-printed without a byte count, no framing headers, no `#@` lines,
+  as hand-written and `tidy` captures are
+- har: one HAR document (a HAR floor parses each entry and its body texts)
+
+Id shapes:
 
 - new: every task and message id new (bench/read.py's session)
 - recurring: the same few tasks and cards thousands of times (polls, refetches, sends)
 
-Each run is a fresh subprocess, so its peak memory (max RSS) is its own.
-
-Then where the time goes, each stage as a ratio to the floor (each measured as a run that stops
-after it, the modules imported before the clock starts, the difference to the run before):
+Each run is a fresh subprocess, so its peak memory (max RSS) is its own; `--rss-at 300` also
+runs analyze once per cell at 300 MB for its peak. `--stages` adds where the time goes on the
+recorded form (each stage a run that stops after it, the difference to the run before):
 
 - read: the reader's exchanges, with SSE frames split (a2a_capture/capture/, sources.py)
-- decode: each exchange read as A2A (a2a_capture/a2a/decode.py), in analyze's batches
+- decode: each exchange read as A2A (a2a_capture/a2a/), in analyze's batches
 - judge: rules, session and findings, to a callback that drops them (a2a_capture/analyze/)
 - write: the text lines and summary (report/machine.py, cli/analyze.py)
-- start: importing the command's modules (in `analyze` above, not in the stages), their bytecode
-  compiled first as an installed package has it (common.compile_package)
+- start: importing the command's modules, their bytecode compiled first (common.compile_package)
 
-    python bench/analyze.py                 # about 100 MB per shape
-    python bench/analyze.py --size-mb 5     # quicker (CI)
+    python bench/analyze.py                 # about 100 MB per cell
+    python bench/analyze.py --size-mb 3     # quicker (CI: it checks the bench runs, measures nothing)
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import measure, run_child
-from read import _card, _documents, _exchange, _headers, _task, run_baseline
+from read import _card, _documents, _exchange, _headers, _task
 
 from a2a_capture.capture import CaptureWriter, Exchange, ExchangeMeta, Request, Response
 
@@ -109,18 +116,116 @@ def generate(shape: str, path: Path, index_path: Path, size: int, seed: int = 11
     return count
 
 
+def convert_form(form: str, recorded: Path, path: Path, index_path: Path) -> None:
+    """The recorded capture in another form, with the index of its JSON documents (flag 0) or, for a
+    HAR, of its entries (flag 1: an entry's body texts are documents of their own).
+
+    - documentation: bodies pretty-printed without a byte count, no framing headers and no ``#@``
+      lines, as hand-written and `tidy` captures are (their ends found by what starts next)
+    - har: one HAR document, an entry per exchange (convert/har.py's entries)
+    """
+    from a2a_capture.capture import iter_exchanges
+    from a2a_capture.convert.har import _entry
+
+    record = struct.Struct("<QIB")
+    with open(path, "wb") as out, open(index_path, "wb") as index:
+        if form == "har":
+            offset = out.write(b'{"log": {"version": "1.2", "creator": {"name": "bench"}, "entries": [\n')
+            for number, exchange in enumerate(iter_exchanges(recorded)):
+                entry = json.dumps(_entry(exchange), ensure_ascii=False).encode("utf-8", "backslashreplace")
+                if number:
+                    offset += out.write(b",\n")
+                index.write(record.pack(offset, len(entry), 1))
+                offset += out.write(entry)
+            out.write(b"\n]}}\n")
+            return
+        writer = CaptureWriter()
+        offset = out.write(writer.preamble())
+        for exchange in iter_exchanges(recorded):
+            documentation = _documentation(exchange)
+            block = writer.block(documentation)
+            start = 0
+            for document in _documents(documentation):
+                start = block.index(document, start)
+                index.write(record.pack(offset + start, len(document), 0))
+                start += len(document)
+            offset += out.write(block)
+
+
+_FRAMING = ("content-length", "transfer-encoding")
+
+
+def _documentation(exchange: Exchange) -> Exchange:
+    """An exchange as a documentation capture shows it: bodies pretty-printed, no framing, no meta."""
+    def pretty(body: bytes) -> bytes:
+        return json.dumps(json.loads(body), indent=2, ensure_ascii=False).encode() if body else b""
+
+    def kept(headers):
+        return [(name, value) for name, value in headers if name.lower() not in _FRAMING]
+
+    request, response = exchange.request, exchange.response
+    body = response.body
+    if response.is_event_stream:
+        body = b"\n\n".join(b"data: " + line[6:].rstrip(b"\r") for line in body.split(b"\n")
+                            if line.startswith(b"data: "))
+    else:
+        body = pretty(body)
+    return Exchange(number=exchange.number, title=exchange.title,
+                    request=Request(method=request.method, target=request.target, headers=kept(request.headers),
+                                    body=pretty(request.body)),
+                    response=Response(status=response.status, reason=response.reason, headers=kept(response.headers),
+                                      body=body))
+
+
 # -- the measured runs (each in its own process) -----------------------------------------------
 
-def run_floor_orjson(path: str, index_path: str) -> dict:
-    """The floor with orjson's parser: what a JSON-bound program can reach."""
+_CHUNK = 1 << 20
+
+
+def run_floor(path: str, index_path: str, parser: str) -> dict:
+    """Read the file in chunks and slice out every JSON document the index names ("split"), or parse
+    each too ("json": json.loads; "orjson"); a HAR entry's body texts are parsed as documents too."""
     import orjson
-    import read
-    saved = read.json
-    read.json = type("J", (), {"loads": staticmethod(orjson.loads)})
-    try:
-        return run_baseline(path, index_path)
-    finally:
-        read.json = saved
+    loads = {"split": None, "json": json.loads, "orjson": orjson.loads}[parser]
+    record = struct.Struct("<QIB")
+    documents = 0
+    with open(path, "rb") as stream, open(index_path, "rb") as index:
+        window, window_start = b"", 0
+        while raw := index.read(record.size * 4096):
+            for offset, length, flag in record.iter_unpack(raw):
+                while offset + length > window_start + len(window):
+                    drop = min(offset - window_start, len(window))
+                    window, window_start = window[drop:] + stream.read(_CHUNK), window_start + drop
+                start = offset - window_start
+                document = window[start:start + length]
+                documents += 1
+                if loads is None:
+                    continue
+                value = loads(document)
+                if flag == 1:  # a HAR entry: its bodies are documents
+                    for text in _har_texts(value):
+                        loads(text)
+                        documents += 1
+        while stream.read(_CHUNK):
+            pass
+    return {"units": documents}
+
+
+def _har_texts(entry: dict):
+    post = entry["request"].get("postData")
+    if post and post.get("text"):
+        yield post["text"]
+    text = entry["response"].get("content", {}).get("text")
+    if not text:
+        return
+    if "event-stream" in entry["response"]["content"].get("mimeType", ""):
+        yield from (line[6:] for line in text.split("\n") if line.startswith("data: "))
+    else:
+        yield text
+
+
+def run_floor_orjson(path: str, index_path: str) -> dict:
+    return run_floor(path, index_path, "orjson")
 
 
 def run_analyze(path: str) -> dict:
@@ -176,8 +281,9 @@ def _child(mode: str, path: str, index_path: str) -> None:
     elif mode.startswith("stage-"):
         run_child(_stage(mode.removeprefix("stage-"), path))
     else:
-        run_child({"floor": lambda: run_baseline(path, index_path),
-                   "floor-orjson": lambda: run_floor_orjson(path, index_path),
+        run_child({"floor-split": lambda: run_floor(path, index_path, "split"),
+                   "floor-json": lambda: run_floor(path, index_path, "json"),
+                   "floor-orjson": lambda: run_floor(path, index_path, "orjson"),
                    "analyze": lambda: run_analyze(path)}[mode])
 
 
@@ -203,12 +309,37 @@ def _best_of_rounds(modes: list[str], rounds: int, path: Path, index_path: Path)
     return best
 
 
-def _has_orjson() -> bool:
-    try:
-        import orjson  # noqa: F401
-    except ImportError:
-        return False
-    return True
+FORMS = ["recorded", "documentation", "har"]
+FLOORS = ["floor-split", "floor-json", "floor-orjson"]
+
+
+def _capture(form: str, shape: str, size: int, tmp: Path) -> tuple[Path, Path, int]:
+    """The capture of a form and shape, about ``size`` bytes of the recorded form, and its index."""
+    recorded, index = tmp / f"{shape}.http", tmp / f"{shape}.index"
+    if not recorded.exists():
+        count = generate(shape, recorded, tmp / f"{shape}.plain-index", size)
+        _with_flags(tmp / f"{shape}.plain-index", index)
+        (tmp / f"{shape}.count").write_text(str(count))
+    count = int((tmp / f"{shape}.count").read_text())
+    if form == "recorded":
+        return recorded, index, count
+    path = tmp / f"{shape}.{'har' if form == 'har' else 'doc.http'}"
+    convert_form(form, recorded, path, tmp / f"{shape}.{form}.index")
+    return path, tmp / f"{shape}.{form}.index", count
+
+
+def _with_flags(plain: Path, flagged: Path) -> None:
+    """generate's index (offset, length) with the flag of a plain document."""
+    old, new = struct.Struct("<QI"), struct.Struct("<QIB")
+    data = plain.read_bytes()
+    flagged.write_bytes(b"".join(new.pack(offset, length, 0) for offset, length in old.iter_unpack(data)))
+
+
+def _peak_at(form: str, shape: str, size_mb: int) -> float:
+    """analyze's peak RSS on the form and shape at ``size_mb`` (recorded size), in its own folder."""
+    with tempfile.TemporaryDirectory(prefix="a2a-bench-rss-") as tmp:
+        path, index, _ = _capture(form, shape, size_mb * 1_000_000, Path(tmp))
+        return measure(__file__, "analyze", path, index)["max_rss_mb"]
 
 
 def main() -> None:
@@ -216,38 +347,48 @@ def main() -> None:
     parser.add_argument("--size-mb", type=int, default=100, help="size of each generated capture (default 100)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds of runs (each round runs each measurement once); the best counts")
-    parser.add_argument("--shape", choices=sorted(SHAPES), action="append", help="only these shapes")
+    parser.add_argument("--shape", choices=sorted(SHAPES), action="append", help="only these id shapes")
+    parser.add_argument("--form", choices=FORMS, action="append", help="only these forms")
+    parser.add_argument("--rss-at", type=int, default=0, metavar="MB",
+                        help="also run analyze once at this size for its peak RSS (the aim: < 150 MB at 300)")
+    parser.add_argument("--stages", action="store_true", help="also where the time goes (recorded form)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         _child(*args.child)
         return
-    modes = ["floor", *(["floor-orjson"] if _has_orjson() else []), "analyze"]
+    modes = [*FLOORS, "analyze"]
     stages = [*(f"stage-{stage}" for stage in STAGES), "stage-start"]
-    breakdown = []
-    print(f"{'shape':<10} {'run':<13} {'cpu s':>8} {'MB/s':>8} {'peak MB':>8} {'vs floor':>9}")
+    rows, breakdown = [], []
     for shape in args.shape or sorted(SHAPES):
         with tempfile.TemporaryDirectory(prefix="a2a-bench-") as tmp:
-            path, index_path = Path(tmp) / f"{shape}.http", Path(tmp) / f"{shape}.index"
-            count = generate(shape, path, index_path, args.size_mb * 1_000_000)
-            size_mb = os.path.getsize(path) / 1e6
-            results = _best_of_rounds([*modes, *stages], args.repeat, path, index_path)
-            floor = results["floor"]["seconds"]
-            for mode in modes:
-                result = results[mode]
-                seconds = result["seconds"]
-                print(f"{shape:<10} {mode:<13} {seconds:8.2f} {size_mb / seconds:8.1f} "
-                      f"{result['max_rss_mb']:8.0f} {seconds / floor:8.2f}x")
-            print(f"{shape:<10} {size_mb:.0f} MB, {count} exchanges")
-            breakdown.append((shape, _stages(results, floor, count)))
-    print()
-    print(f"{'shape':<10} " + " ".join(f"{name:>8}" for name in [*STAGES, "write", "start"])
-          + "   (seconds / floor; us per exchange below)")
-    for shape, (ratios, micros) in breakdown:
-        print(f"{shape:<10} " + " ".join(f"{ratio:7.2f}x" for ratio in ratios))
-        print(f"{'':<10} " + " ".join(f"{us:6.1f}us" for us in micros))
-    print("floor: read the file and json.loads every body and SSE frame (floor-orjson: with orjson); "
-          "the aim is analyze <= 5x floor, peak < 150 MB whatever the size")
+            for form in args.form or FORMS:
+                path, index_path, count = _capture(form, shape, args.size_mb * 1_000_000, Path(tmp))
+                extra = stages if args.stages and form == "recorded" else []
+                results = _best_of_rounds([*modes, *extra], args.repeat, path, index_path)
+                peak = _peak_at(form, shape, args.rss_at) if args.rss_at else None
+                rows.append((form, shape, os.path.getsize(path) / 1e6, count, results, peak))
+                if extra:
+                    breakdown.append((shape, _stages(results, results["floor-json"]["seconds"], count)))
+                path.unlink()
+    at = f" {'peak@' + str(args.rss_at):>9}" if args.rss_at else ""
+    print(f"{'form':<14} {'ids':<10} {'MB':>5} {'split s':>8} {'json s':>7} {'orjson s':>8} {'analyze s':>9} "
+          f"{'vs json':>8} {'vs orjson':>9} {'peak MB':>8}{at}")
+    for form, shape, size_mb, _count, results, peak in rows:
+        split, loads, fast, seconds = (results[mode]["seconds"] for mode in modes)
+        aim = "" if seconds <= 5 * fast else "  (misses 5x)"
+        print(f"{form:<14} {shape:<10} {size_mb:5.0f} {split:8.2f} {loads:7.2f} {fast:8.2f} {seconds:9.2f} "
+              f"{seconds / loads:7.2f}x {seconds / fast:8.2f}x {results['analyze']['max_rss_mb']:8.0f}"
+              + (f" {peak:9.0f}" if peak is not None else "") + aim)
+    if breakdown:
+        print()
+        print(f"{'ids':<10} " + " ".join(f"{name:>8}" for name in [*STAGES, "write", "start"])
+              + "   (recorded form: seconds / json floor; us per exchange below)")
+        for shape, (ratios, micros) in breakdown:
+            print(f"{shape:<10} " + " ".join(f"{ratio:7.2f}x" for ratio in ratios))
+            print(f"{'':<10} " + " ".join(f"{us:6.1f}us" for us in micros))
+    print("floors: read the file and slice out every JSON document (split), and parse each with json.loads or orjson "
+          "(a HAR: each entry and its body texts); the aim is analyze <= 5x the orjson floor, peak < 150 MB at 300 MB")
 
 
 if __name__ == "__main__":
