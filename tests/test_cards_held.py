@@ -74,14 +74,14 @@ def test_the_same_card_at_another_path_of_its_origin_is_held(tmp_path):
 
 
 def test_what_a_fetch_asked_with_is_what_call_header_finds():
-    from a2a_capture.a2a.decode import fixed
+    from a2a_capture.a2a.decode import Call
     from a2a_capture.analyze.session import _ASKED_WITH, asked_with
 
     heads = [[], [("Host", "h")], [("Authorization", "Bearer a"), ("authorization", "Bearer b")],
              [("IF-NONE-MATCH", ""), ("If-None-Match", 'W/"a"'), ("If-Modified-Since", "Tue, 1 Dec 2026")],
              [("if-modified-since", "x"), ("If-None-Match", 'W/"a"'), ("AUTHORIZATION", "")]]
     for headers in heads:
-        call = fixed({"headers": headers})
+        call = Call(number=1, label="1", headers=headers)
         asked = asked_with(call)
         assert all(asked.get(name) == call.header(name) for name in _ASKED_WITH), headers
 
@@ -127,58 +127,3 @@ def _recorded(path, fetches: list[tuple[str, str, str, list, dict | None, list]]
     return path
 
 
-def test_a_refetch_by_the_same_head_is_held_as_the_general_path_holds_it(tmp_path):
-    """Session._hold takes a refetch answered by the very head of the held card's fetch (decode hands over a known
-    head's first values) in place at once: after every call, every held card is what a session holds that reads
-    each answer's headers itself (its calls hand over no first values, so no answer is ever the same dict), and
-    the card just fetched says what its answer says."""
-    import sys
-    from pathlib import Path
-
-    from a2a_capture.a2a.decode import decode, fixed
-    from a2a_capture.analyze.session import Session, card_url, seen
-    from a2a_capture.sources import exchanges
-
-    root = Path(__file__).resolve().parent.parent
-    sys.path.insert(0, str(root / "bench"))
-    from analyze import generate
-
-    generate("recurring", tmp_path / "recurring.http", tmp_path / "index", 200_000, seed=5)
-    path, extended = "/.well-known/agent-card.json", "/agent/authenticatedExtendedCard"
-    plain, other, secure = card(name="probe"), card(name="probe", supportedInterfaces=None), card(name="secure")
-    secure["supportedInterfaces"] = None  # an agent of its own: nothing of it indexed where the others' are
-
-    def fetches(count: int, target: str = path, data: dict | None = plain, sent=(), got=(), host="127.0.0.1:41241",
-                server="127.0.0.1:41241") -> list:
-        return [(host, server, target, list(sent), data, list(got))] * count
-
-    # each after the card was refetched alone (in place): another head (validators, then Vary); another card by
-    # the same head; another card of the agent (one with no interfaces: nothing indexed, yet the agent's latest
-    # card is no longer the one refetched); the extended card at its 0.2 path, by another principal (an agent of
-    # its own); a front learned (a call answered by another server)
-    session = [*fetches(4), *fetches(3, got=[("etag", 'W/"a"'), ("cache-control", "max-age=60")]),
-               *fetches(3, got=[("vary", "Authorization")]), *fetches(4), *fetches(1, data=card(name="probe, again")),
-               *fetches(4), *fetches(1, "/.well-known/agent.json", other),
-               *fetches(4), *fetches(4, extended, secure, [("Authorization", "Bearer a")], host="127.0.0.1:41242",
-                                     server="127.0.0.1:41242"),
-               *fetches(2, extended, secure, [("Authorization", "Bearer b")], host="127.0.0.1:41242",
-                        server="127.0.0.1:41242"),
-               *fetches(4), *fetches(1, data=None, server="10.0.0.7:9000"), *fetches(3)]
-    paths = [tmp_path / "recurring.http", _recorded(tmp_path / "cards.http", session * 2),
-             *sorted((root / "captures").glob("*.http"))]
-    handed = 0
-    for path in paths:
-        quick, general = Session(), Session()
-        for exchange in exchanges(str(path)):
-            call = decode(exchange, str(path))
-            handed += call.first_values is not None
-            quick.apply(call)
-            values = dict(call.__dict__)
-            values["first_values"] = None
-            general.apply(fixed(values))
-            assert _held_cards(quick) == _held_cards(general), (path.name, exchange.number)
-            if call.kind == "card" and call.card is not None and call.agent:
-                held = quick.card_urls[card_url(call)]
-                assert (held.fetch, held.etag, held.credentials) == (
-                    seen(call), call.response_header("etag"), call.header("authorization") if held.extended else None)
-    assert handed > 20

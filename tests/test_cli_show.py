@@ -94,17 +94,7 @@ def test_rows_are_given_as_they_are_read(tmp_path):
         next(rows)
 
 
-class _Forgetful(dict):
-    """A memo that keeps nothing: the decoder's memo of heads (bounded, at most 4096) is not the rows'."""
-
-    def __setitem__(self, key, value) -> None:
-        pass
-
-
-def test_show_json_holds_no_more_than_a_few_rows(tmp_path, monkeypatch):
-    from a2a_capture.a2a import decode
-
-    monkeypatch.setattr(decode, "_HEADS", _Forgetful())
+def test_show_json_holds_no_more_than_a_few_rows(tmp_path):
     calls = (rpc(number, "GetTask", {"id": "t"}, result=task("t", "TASK_STATE_WORKING")) for number in range(2, 3000))
     path = write(tmp_path, fetch_card(1), *calls)
     assert len(json.loads("".join(json_rows(iter_rows(path))))) == 2999

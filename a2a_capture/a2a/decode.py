@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
 from typing import Any
@@ -22,8 +22,7 @@ from a2a_capture.a2a import grpc, spec
 from a2a_capture.a2a.cards import Card, parse_card
 from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.grpc import is_grpc_type as grpc_type
-from a2a_capture.capture.http11 import first_values
-from a2a_capture.capture.models import Exchange, ExchangeMeta, Response
+from a2a_capture.capture.models import Exchange
 
 #: the recorder's note on an HTTPS exchange (docs/capture-format.md)
 _TLS_NOTE = re.compile(r"over TLS to (\S+)\Z")
@@ -48,9 +47,11 @@ class CallError:
     task_ended: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Call:
-    """One exchange, read as A2A: small facts, fixed once decoded.
+    """One exchange, read as A2A: small facts, fixed once decoded (``decode`` fills a call in; nothing
+    changes it after: a frozen dataclass's ``__init__`` stores each of its 45 fields by a call of
+    ``object.__setattr__``, which took as long as the rest of decoding a small call).
 
     The parsed bodies are here for the rules that judge this call; whatever later calls need
     from them is extracted into the facts below (a page token, a returnImmediately flag, an
@@ -113,11 +114,6 @@ class Call:
     notes: list[str] = field(default_factory=list)
     headers: list[tuple[str, str]] = field(default_factory=list)
     response_headers: list[tuple[str, str]] = field(default_factory=list)
-    #: a card fetch read by the plain path: the first value of each header of its request and of its response
-    #: by lower-case name, framing and per-message ones left out (``http11.first_values``: a known head's,
-    #: shared, so read only), else None; never copied by ``replace`` (headers given anew are read again)
-    first_values: tuple[dict[str, str], dict[str, str]] | None = field(default=None, init=False, repr=False,
-                                                                      compare=False)
 
     def header(self, name: str) -> str | None:
         wanted = name.lower()
@@ -137,402 +133,17 @@ class Call:
         return self.error is None and (self.status is None or self.status < 300 or self.status == 304)
 
 
-def fixed(values: dict[str, Any]) -> Call:
-    """The call with these values (every field's): what ``Call(**values)`` makes, without its
-    one ``object.__setattr__`` per field, which is most of the cost of decoding a small call."""
-    call = Call.__new__(Call)
-    object.__setattr__(call, "__dict__", values)
-    return call
-
-
-#: the fields whose default is made fresh for each call (a list or dict that decoding fills in)
-_FACTORIES = tuple((f.name, f.default_factory) for f in fields(Call) if f.default_factory is not MISSING)
-#: every field's default (those made fresh last, filled in by ``_defaults``): a draft starts as
-#: one copy of this
-_DEFAULTS = {**{f.name: f.default for f in fields(Call) if f.default is not MISSING},
-             **{name: None for name, _ in _FACTORIES}}
-#: what ``_decode_plain`` starts from: the fields of a plain JSON-RPC call that are the same for all,
-#: every other field (in ``decode``'s order) set after
-_PLAIN = {**_DEFAULTS, "kind": "jsonrpc", "method": "POST", "binding": "JSONRPC", "number": None, "label": None}
-_times = ExchangeMeta.times  # called on the class's function: an attribute of a model is slow to find
-_PLAIN_CARD = {**_DEFAULTS, "kind": "card", "method": "GET", "number": None, "label": None}
-#: list and dict fields that ``_read`` always sets
-_SET_BY_READ = ("query", "notes", "headers", "response_headers")
-
-
-class _Draft:
-    """A call while ``decode`` fills it in; ``fixed(vars(draft))`` fixes it."""
-
-    header = Call.header
-    response_header = Call.response_header
-    is_a2a = Call.is_a2a
-    ok = Call.ok
-
-
 def decode(exchange: Exchange, file: str = "") -> Call:
     """Read an exchange as A2A.
 
     Frames this block shows for an earlier stream become ``late_states``, so a session can
     apply them where they happened.
     """
-    call = _decode_plain(exchange, file)
-    return _decode(exchange, file) if call is None else call
-
-
-def _decode(exchange: Exchange, file: str) -> Call:
-    """``decode`` by the general path, whatever the exchange."""
-    # every field's default, each list or dict that decoding may fill in its own (``_read``
-    # sets the other list and dict fields first thing)
-    values = _DEFAULTS.copy()
-    values["params"], values["part_media_types"], values["states"], values["late_states"] = {}, [], [], []
-    values["number"], values["label"], values["file"] = exchange.number, exchange.label, file
-    call = _new(_Draft)
-    call.__dict__ = values
+    call = Call(exchange.number, exchange.label, file)
     _read(call, exchange)
     if call.operation in _FACT_OPERATIONS:
         _read_facts(call)
-    call = _new(Call)
-    _set(call, "__dict__", values)  # as ``fixed``
     return call
-
-
-def _decode_plain(exchange: Exchange, file: str) -> Call | None:
-    """The commonest exchanges read straight through: a JSON-RPC POST answered with JSON or an SSE
-    stream, and a GET of a card at a card path; neither body encoded, no gRPC, no late frames, no
-    webhook. What ``_read`` makes of them, with none of the branches for other kinds of exchange;
-    None for anything else (the general path reads it).
-
-    The models' fields are read from their ``__dict__`` (where pydantic keeps them): an attribute
-    of a model costs several dictionary lookups (pydantic defines ``__getattr__``), and a call
-    reads some twenty of them.
-    """
-    fields = exchange.__dict__
-    request, answer = fields["request"].__dict__, fields["response"]
-    verb = request["method"]
-    if answer is None or (verb != "POST" and verb != "GET") or fields["webhook"] or fields["late_stream"] is not None:
-        return None
-    response = answer.__dict__
-    notes = [*fields["notes"], *fields["response_notes"], *fields["trailing_notes"]]
-    tls = next((match.group(1).lower() for note in notes if (match := _TLS_NOTE.match(note))),
-               None) if notes else None
-    meta = fields["meta"].__dict__
-    sent, got = first_values(request), first_values(response)  # a known head's, worked out by the reader
-    target, server = request["target"], meta["server"]
-    # what the heads, target, server and TLS note say: the same for every exchange of a known head pair
-    key = (id(sent), id(got), verb, target, server, tls)
-    head = _HEADS.get(key)
-    if head is None:
-        head = _head(key, sent, got, verb, target, server, tls)
-    template, query, streamed = head[2]
-    if template is None:
-        return None
-    if verb == "POST":
-        values = _plain_rpc(request, response, answer, template, streamed)
-        if values is None:
-            return None
-    else:
-        values = _plain_card_fetch(request, response, template)
-        values["first_values"] = sent, got  # what the session holds a card by, without reading the headers again
-    if meta["start"]:
-        values["started"], values["duration"] = _times(fields["meta"])
-    values["file"], values["title"], values["line"] = file, fields["title"], fields["line"]
-    values["flow"], values["status"] = fields["flow"], response["status"]
-    values["query"], values["late_states"], values["notes"] = parse_qs(query) if query else {}, [], notes
-    values["headers"], values["response_headers"] = list(request["headers"]), list(response["headers"])
-    values["number"] = number = fields["number"]
-    values["label"] = str(number)  # ``exchange.label``: a webhook's is not read here
-    call = _new(Call)
-    _set(call, "__dict__", values)
-    return call
-
-
-def _head(key: tuple, sent: dict, got: dict, verb: str, target: str, server: str | None,
-          tls: str | None) -> tuple:
-    """``_decode_plain``'s facts of a request and response head (their first values), a target, a
-    server and a TLS note, held by ``key`` (the first values by identity: each held with them, so
-    their ids cannot be another's while held): (sent, got, (the values every call with them starts
-    from, the query, whether the answer is streamed)), the values None where the plain path does not
-    read such an exchange."""
-    sent_type, content_type = sent.get("content-type"), got.get("content-type")
-    got_type = "" if content_type is None else content_type.lower()
-    facts = None, "", False
-    if not ("content-encoding" in sent or "content-encoding" in got
-            or (sent_type is not None and "grpc" in sent_type.lower()) or "grpc" in got_type):
-        # the media type only where it can be an event stream's (most answers are JSON)
-        streamed = _EVENT_STREAM in got_type and _media_type(content_type) == _EVENT_STREAM
-        scheme, netloc, path, query = _split_target(target)
-        path = path or "/"
-        if verb == "POST" or (not streamed and path.rstrip("/").endswith(_CARD_PATHS)):
-            agent, upstream = _origins(scheme, netloc, sent.get("host"), server, tls)
-            fixed = verb, agent, upstream, path, sent.get(_VERSION_HEADER)
-            template = _TEMPLATES.get(fixed)
-            if template is None:
-                if len(_TEMPLATES) >= 256:
-                    _TEMPLATES.clear()
-                template = _TEMPLATES[fixed] = {**(_PLAIN if verb == "POST" else _PLAIN_CARD), "agent": agent,
-                                                "upstream": upstream, "path": path, "version_header": fixed[4]}
-            facts = template, query, streamed
-    if len(_HEADS) >= 4096:
-        _HEADS.clear()
-    head = _HEADS[key] = sent, got, facts
-    return head
-
-
-#: ``_head``'s facts by (id of the request's first values, id of the response's, verb, target, server,
-#: TLS note), at most 4096
-_HEADS: dict[tuple, tuple[dict, dict, tuple]] = {}
-#: the values a plain call starts from, by (verb, agent, upstream, path, version header), at most 256:
-#: a few for a session (its agents), each a dict of every field, shared by the heads that give them
-_TEMPLATES: dict[tuple, dict] = {}
-
-
-def _plain_rpc(request: dict, response: dict, answer: Response, template: dict, streamed: bool) -> dict | None:
-    """``_decode_plain``'s values of a JSON-RPC call (None when the POST is no JSON-RPC call), from
-    ``template`` (its head's facts: ``_head``)."""
-    # an object: it was JSON (``request_json_error`` stays False); a short body (most) parsed as
-    # ``_json`` parses it, without its call
-    raw = request["body"]
-    if 0 < len(raw) < _SHORT_BODY:
-        try:
-            body = _loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            body = _json_checked(raw)[0]
-    else:
-        body = _json(raw)[0]
-    if not isinstance(body, dict) or ("jsonrpc" not in body and ("method" not in body or "params" not in body)):
-        return None
-    method = body.get("method")
-    if not isinstance(method, str):
-        method = None
-    operation, spelled, task_path = _SPELLINGS.get(method, _UNSPELLED)
-    params = body.get("params")
-    if not isinstance(params, dict):
-        params = {}
-    values = template.copy()  # a copy of a dict is quick; a literal of every field, several times slower
-    # ``_str(_dig(params, task_path))``, a path of one member (most) read without either call
-    task_id = params.get(task_path[0]) if len(task_path) == 1 else _dig(params, task_path)
-    values["task_id"] = task_id = task_id if isinstance(task_id, str) and task_id else None
-    if "message" in params or "request" in params:
-        (values["message_id"], values["task_id"], values["context_id"], values["part_media_types"],
-         values["inline_push"]) = _message_facts(params, task_id)
-    else:
-        values["part_media_types"] = []
-    values["operation"], values["rpc_method"], values["spelled_version"] = operation, method, spelled
-    values["request_json"], values["params"] = body, params
-    tenant = params.get("tenant")
-    if isinstance(tenant, str) and tenant:  # else None, as drafted (a dict write costs as much as a test)
-        values["tenant"] = tenant
-    status = response["status"]
-    if streamed:
-        answered, events = None, answer.events
-        frames = [frame for frame in events if not frame.is_ping] if None in map(_DATA, events) else events
-        values["streamed"], values["events"] = True, len(frames)
-    else:
-        answered, states = _answer(response["body"])
-        values["response_json"] = answered
-    error = None
-    if status >= 400 or (isinstance(answered, dict) and "error" in answered):
-        values["error"] = error = _error_in(answered, status, values["version_header"] or spelled)
-    if streamed:
-        draft = _new(_Draft)
-        draft.__dict__ = values
-        _read_results(draft, None, frames, response["body"])
-    else:
-        values["states"] = states
-        if states and values["task_id"] is None:
-            values["task_id"] = states[0][0]
-        if operation in _FACT_OPERATIONS:
-            values["extended_card"], values["last_page"] = _facts(
-                operation, error is None and (status < 300 or status == 304), answered)
-    return values
-
-
-def _answer(body: bytes) -> tuple[Any, list[tuple[str, str]]]:
-    """A JSON-RPC answer's parsed body and the task states it shows (``_json`` and ``task_states``).
-
-    A client polling a task gets the same answer, byte for byte, until the task changes, all but the
-    envelope's id: the rest after the id, seen a second time, is held by its bytes, parsed and walked
-    once, and each answer made of it with its own id, as parsing the whole body makes it. An answer
-    not held that names artifacts (a task's, which grow from poll to poll) is read in two parts, its
-    members before them held (``_by_prefix``).
-    """
-    # the usual envelope, `{"jsonrpc": "2.0", "id": "...", "`, then the rest, from the name of the
-    # member after the id
-    if body.startswith(_SPACED):
-        start = len(_SPACED)
-        # where the id ends: after a UUID's 36 characters (the usual id), looked at first (a find parses
-        # its arguments: it costs several times what a slice compared does); where a shorter id ends
-        # there, the one taken holds a `"` (read whole, below)
-        end = start + 36 if body[start + 36:start + 40] == b'", "' else body.find(b'", "', start, 160)
-        rest = body[end + 3:] if end > 0 else None
-    elif body.startswith(_COMPACT):
-        start = len(_COMPACT)
-        end = start + 36 if body[start + 36:start + 39] == b'","' else body.find(b'","', start, 160)
-        rest = body[end + 2:] if end > 0 else None
-    else:
-        rest = None
-    if rest is None or len(rest) > _HELD_REST_BYTES:
-        answered = _json(body)[0]
-        return answered, task_states(answered)
-    held = _ANSWERS.get(rest)
-    text = body[start:end]
-    if text.translate(_ID_TABLE) != text:  # an id spelled with escapes: the body is parsed whole
-        answered = _json(body)[0]
-        return answered, task_states(answered)
-    if held is not None:
-        return {"jsonrpc": "2.0", "id": text.decode(), **held[0]}, list(held[1])
-    prefix, named, after = rest.partition(_ARTIFACTS)  # a method of one argument: none of find's parsing
-    read = _by_prefix(prefix, after) if named and prefix else None
-    if read is None:
-        answered = _json(body)[0]
-        states = task_states(answered)
-        members = None
-    else:
-        members, states = read
-        answered = {"jsonrpc": "2.0", "id": text.decode(), **members}
-    key = hash(rest)  # found already by the lookup: bytes keep their hash
-    if key in _SEEN_ONCE:
-        _hold(rest, members, states)
-    else:
-        _seen(key)
-    return answered, states
-
-
-def _seen(key: int) -> None:
-    """A rest or a prefix seen (by its hash): held when seen again."""
-    if len(_SEEN_ONCE) >= 1024:
-        _SEEN_ONCE.clear()
-    _SEEN_ONCE.add(key)
-
-
-def _hold(rest: bytes, members: dict | None, states: list[tuple[str, str]]) -> None:
-    """Hold an answer's rest (seen a second time): its members parsed, and the states they show
-    (as ``_by_prefix`` read them, where it did)."""
-    global _answers_held
-    if members is None:
-        # `{` and the rest are an object of the members after the id: JSON exactly when the body is
-        # (the envelope's members are), nested as deep, and shows the states the answer shows; an
-        # answer with one of these members again (the last one counts) or a status (a state named by
-        # the envelope's id) is not held
-        members = _json(b"{" + rest)[0]
-        if not isinstance(members, dict) or "jsonrpc" in members or "id" in members or "status" in members:
-            return
-        states = task_states(members)
-    _room()
-    _ANSWERS[rest] = members, tuple(states)
-    _answers_held += len(rest)
-
-
-def _room() -> None:
-    """Room for one more rest or prefix: none held past 512 of them, or about 2 MB."""
-    global _answers_held
-    if len(_ANSWERS) + len(_PREFIXES) >= 512 or _answers_held > 1 << 21:
-        _ANSWERS.clear()
-        _PREFIXES.clear()
-        _answers_held = 0
-
-
-def _by_prefix(prefix: bytes, after: bytes) -> tuple[dict, list[tuple[str, str]]] | None:
-    """The members of an answer's rest (after the id) and the states they show, read in two parts:
-    the prefix before the name of its artifacts, held, and the tail from that name (``after`` it),
-    parsed; None where the rest is not read so (the body is parsed whole).
-
-    A task polled while it works answers with the same prefix, and more artifacts each time. The
-    prefix, seen a second time, is held where `{`, the prefix and `"artifacts": []}}` parse (orjson)
-    to one member, neither the envelope's nor a status, with that member's object so far, the
-    states they show and the brackets it opens. Such a prefix leaves a parser expecting a name in an
-    object in an object, as the envelope's id leaves it after `{`, so the body parses exactly when
-    `{` and the tail but its last `}` parse (the tail's members), and to the envelope with that
-    member, its object so far updated with the tail's members, as a parser fills in a dict (a name
-    again: the last value counts, at the first place). Artifacts, history and the like show no
-    state (``_NOT_TASKS``): a tail of only such members shows none. Only a body whose brackets pass
-    ``_json``'s quick count is read so: one past it is parsed whole, as ``_json`` parses it.
-    """
-    held = _PREFIXES.get(prefix)
-    if held is None:
-        key = hash(prefix)  # found already by the lookup
-        if key not in _SEEN_ONCE:
-            _seen(key)
-            return None
-        held = _hold_prefix(prefix)
-        if held is None:
-            return None
-    name, before, states, opened = held
-    if opened + len(after) - len(after.replace(b"{", b"", _PAST_LIMIT).replace(b"[", b"", _PAST_LIMIT)) > (
-            nesting.MAX_DEPTH) or after[-1:] != b"}":
-        return None
-    try:
-        members = _loads(_TAIL + after[:-1])
-    except (ValueError, UnicodeDecodeError):
-        return None  # what orjson does not read (json may): parsed whole
-    stateless = members.keys() <= _STATELESS
-    members = {name: {**before, **members}}
-    return members, list(states) if stateless else task_states(members)
-
-
-def _hold_prefix(prefix: bytes) -> tuple[str, dict, tuple[tuple[str, str], ...], int] | None:
-    """``_by_prefix``'s facts of a prefix (seen a second time), held: None where it holds none."""
-    global _answers_held
-    try:
-        value = _loads(b"{" + prefix + b'"artifacts": []}}')
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if type(value) is not dict or len(value) != 1:
-        return None
-    ((name, before),) = value.items()
-    if name in ("jsonrpc", "id", "status") or type(before) is not dict:
-        return None
-    _room()
-    # the brackets it opens and the envelope's
-    opened = 1 + len(prefix) - len(prefix.replace(b"{", b"").replace(b"[", b""))
-    held = _PREFIXES[prefix] = name, before, tuple(task_states(value)), opened
-    _answers_held += len(prefix)
-    return held
-
-
-_SPACED, _COMPACT = b'{"jsonrpc": "2.0", "id": "', b'{"jsonrpc":"2.0","id":"'
-_ARTIFACTS = b'"artifacts":'
-_TAIL = b"{" + _ARTIFACTS
-#: the bytes an id may hold as they are (printable ASCII but `"` and `\`) each to itself, any other
-#: byte to another: an id is the same translated exactly when it holds only these (translate with a
-#: table of bytes to delete builds a table of 256 first, each time)
-_ID_TABLE = bytes(byte if 0x20 <= byte < 0x7F and byte not in b'"\\' else byte ^ 1 for byte in range(256))
-
-
-#: answers' rests (what follows the id) -> (the members they hold, their task states): at most 512
-#: and about 2 MB of rests, each at most 16 KB (a bigger body is parsed every time)
-_ANSWERS: dict[bytes, tuple[dict, tuple[tuple[str, str], ...]]] = {}
-#: rests' prefixes up to their artifacts -> ``_by_prefix``'s facts of them (the member they open, its
-#: object so far, their states, the brackets they open), held and bounded with ``_ANSWERS``
-_PREFIXES: dict[bytes, tuple[str, dict, tuple[tuple[str, str], ...], int]] = {}
-#: members that show no state (those of ``_NOT_TASKS`` but a status)
-_STATELESS = _NOT_TASKS - {"status"}
-_answers_held = 0
-_HELD_REST_BYTES = 1 << 14
-#: the hashes of rests and prefixes seen once, the last 1024 or fewer
-_SEEN_ONCE: set[int] = set()
-
-
-def _plain_card_fetch(request: dict, response: dict, template: dict) -> dict:
-    """``_decode_plain``'s values of a GET at a card path, from ``template`` (``_head``'s)."""
-    values = template.copy()
-    version = values["version_header"]
-    values["request_json"], values["request_json_error"] = _json(request["body"])
-    content, status = response["body"], response["status"]
-    if status == 200:
-        values["response_json"], values["card"] = answered, card = _served_card(content)
-        if card is not None:
-            values["card_bytes"] = len(content)
-    else:
-        values["response_json"] = answered = _json(content)[0]
-    values["error"] = _error_in(answered, status, version)
-    values["params"], values["part_media_types"], values["states"] = {}, [], []
-    return values
-
-
-assert {"params", "part_media_types", "states", "late_states", *_SET_BY_READ} == {name for name, _ in _FACTORIES}, (
-    "a list or dict field that is neither made fresh by decode nor set by _read")
-_new, _set = object.__new__, object.__setattr__
 
 
 def _read(call, exchange: Exchange) -> None:
@@ -636,52 +247,6 @@ def card_of(data: dict, raw: bytes = b"") -> Card:
 
 
 _CARD_KEY_BYTES = 1 << 14  # at most 4 MB of keys held (256 cards)
-
-
-def _served_card(content: bytes) -> tuple[Any, Card | None]:
-    """The JSON of a card served whole (200), and its card where it is an object: the same bytes
-    served again give the same two, worked out once (a client refetches its cards; nothing changes
-    a call's parsed bodies or its card)."""
-    if len(content) > _CARD_KEY_BYTES:
-        value = _json(content)[0]
-        return value, card_of(value, content) if isinstance(value, dict) else None
-    served = _SERVED.get(content)
-    if served is _UNREAD:
-        value = _json(content)[0]
-        served = _SERVED.put(content, (value, card_of(value, content) if isinstance(value, dict) else None))
-    return served
-
-
-class _ByBytes:
-    """A memo keyed by bytes (each of at most 16 KB, at most 256 of them), found without hashing
-    the bytes: by their length, then compared. A fetch's body is new bytes each time, hashed anew:
-    ~0.4 ns a byte (0.6 us for a 1.5 KB card), where comparing them with the ones held is a tenth."""
-
-    def __init__(self) -> None:
-        self.by_length: dict[int, list[tuple[bytes, Any]]] = {}
-        self.held = 0
-
-    def get(self, key: bytes) -> Any:
-        """The value held for these bytes, else ``_UNREAD``."""
-        for held, value in self.by_length.get(len(key), ()):
-            if held == key:
-                return value
-        return _UNREAD
-
-    def put(self, key: bytes, value: Any) -> Any:
-        if self.held >= 256:
-            self.by_length.clear()
-            self.held = 0
-        same = self.by_length.setdefault(len(key), [])
-        if len(same) >= 4:  # bytes of one length compared at most four times
-            del same[0]
-        same.append((key, value))
-        self.held += 1
-        return value
-
-
-_UNREAD = object()
-_SERVED = _ByBytes()
 
 
 # -- what kind of call ----------------------------------------------------------------------------

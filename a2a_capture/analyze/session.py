@@ -10,13 +10,13 @@ never their bodies, so its memory follows the tasks and cards of a session, not 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 from urllib.parse import urlunsplit
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card, Interface, split_url, url_origin
-from a2a_capture.a2a.decode import Call, fixed
+from a2a_capture.a2a.decode import Call
 
 #: routes whose interfaces a session remembers at most (a session has a few; hostile input, any number)
 _MAX_ROUTES = 1024
@@ -58,11 +58,9 @@ _LEARNED_PARAMS = ("historyLength", "configuration")
 def without_bodies(call: Call) -> Call:
     """The call as the session will learn from it later, its parsed bodies let go: a call waits,
     unlearned, until a later call starts after it ended, and many may wait at once."""
-    values = dict(call.__dict__)
-    values["request_json"] = values["response_json"] = None
-    if call.operation != "ListTasks":
-        values["params"] = {name: call.params[name] for name in _LEARNED_PARAMS if name in call.params}
-    return fixed(values)
+    params = call.params if call.operation == "ListTasks" else {
+        name: call.params[name] for name in _LEARNED_PARAMS if name in call.params}
+    return replace(call, request_json=None, response_json=None, params=params)
 
 
 def view_of(call: Call) -> object:
@@ -492,18 +490,8 @@ class Session:
 
     def _hold(self, call: Call, record: Seen, card: Card, extended: bool, key: str) -> None:
         """Hold ``card`` as fetched by ``call`` from ``key`` (its ``card_url``)."""
-        firsts = call.first_values  # decode's, where it worked them out
-        answer = firsts[1] if firsts is not None else _first_values(call.response_headers, _CACHING_HEADERS)
+        answer = _first_values(call.response_headers, _CACHING_HEADERS)
         previous = self.card_urls.get(key)
-        if (previous is not None and previous.answer is answer and previous.card is card and not extended
-                and previous.alone == self._order and previous.fronts == len(self.fronts)
-                and self.cards.get(call.agent) is previous):
-            # a refetch of the card held, alone (so refreshed in place before: no Vary), by the same head: what
-            # ``_refreshed`` and HeldCard's __init__ below make of it, every field but the fetch the same; and it is
-            # the card held by its content already (the agent's latest ever since it was held, and each was held so)
-            # (tests/test_cards_held.py holds it to them)
-            previous.fetch = record
-            return
         cache_control = (answer.get("cache-control") or "").lower()
         match = _MAX_AGE.search(cache_control) if cache_control else None
         vary = answer.get("vary")
@@ -574,10 +562,8 @@ _ASKED_WITH = frozenset({"authorization", "if-none-match", "if-modified-since"})
 
 def asked_with(call: Call) -> dict[str, str]:
     """A card fetch's first Authorization, If-None-Match and If-Modified-Since (as ``Call.header``
-    finds each; maybe other headers' too: read only), in one pass over its headers instead of one
-    ``header`` each, or none where decode handed over the first values of its headers."""
-    firsts = call.first_values
-    return firsts[0] if firsts is not None else _first_values(call.headers, _ASKED_WITH)
+    finds each), in one pass over its headers instead of one ``header`` each."""
+    return _first_values(call.headers, _ASKED_WITH)
 
 
 def _first_values(headers: list[tuple[str, str]], names: frozenset[str]) -> dict[str, str]:
