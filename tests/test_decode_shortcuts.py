@@ -13,14 +13,11 @@ from hypothesis import strategies as st
 
 from a2a_capture import nesting
 from a2a_capture.a2a import decode as decode_module
-from a2a_capture.a2a.decode import (
-    _json,
-    _json_checked,
-    _split_target,
-    card_of,
-    decode,
-    task_states,
-)
+from a2a_capture.a2a import payloads, states
+from a2a_capture.a2a.addresses import split_target as _split_target
+from a2a_capture.a2a.bodies import _json_checked
+from a2a_capture.a2a.bodies import json_of as _json
+from a2a_capture.a2a.decode import card_of, decode, task_states
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response
 from a2a_capture.sources import exchanges
 from tests.builders import card, fetch_card, write
@@ -123,7 +120,7 @@ _JSON = st.recursive(
 
 @given(_JSON, st.integers(min_value=1, max_value=4))
 def test_task_states_read_straight_down_a_chain_as_the_walk_reads_them(value, limit):
-    assert task_states(value, limit) == decode_module._walk_states(value, limit)
+    assert task_states(value, limit) == states._walk_states(value, limit)
 
 
 def test_task_states_chains_and_branches_alike():
@@ -136,7 +133,7 @@ def test_task_states_chains_and_branches_alike():
         "state": "failed"}}}}
     for value in (chain, branching, forked, [chain, branching], None, "text"):
         for limit in (1, 2, 500):
-            assert task_states(value, limit) == decode_module._walk_states(value, limit)
+            assert task_states(value, limit) == states._walk_states(value, limit)
     assert task_states(chain) == [("a", "TASK_STATE_WORKING"), ("b", "TASK_STATE_COMPLETED")]
     assert task_states(forked) == [("a", "TASK_STATE_WORKING"), ("b", "TASK_STATE_FAILED")]
 
@@ -179,8 +176,8 @@ _BOTH = [("t", "TASK_STATE_WORKING"), ("t", "TASK_STATE_COMPLETED")]
 def test_stream_frames_are_read_whichever_way_the_body_allows(monkeypatch, frames, states, offsets, error,
                                                               every_frame):
     looked = []
-    read_frames = decode_module._read_frames
-    monkeypatch.setattr(decode_module, "_read_frames", lambda *args: looked.append(1) or read_frames(*args))
+    read_frames = payloads._read_frames
+    monkeypatch.setattr(payloads, "_read_frames", lambda *args: looked.append(1) or read_frames(*args))
     call = decode(_stream(frames))
     assert (call.states, call.state_offsets) == (states, offsets)
     assert (call.error.name if call.error else None) == error
