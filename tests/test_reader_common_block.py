@@ -22,6 +22,18 @@ from a2a_capture.capture import reader as reader_module
 from a2a_capture.errors import CaptureFormatError
 from tests.test_roundtrip_property import captures
 
+
+@pytest.fixture(autouse=True)
+def _shortcuts_on(monkeypatch):
+    """These tests hold a shortcut to the general way themselves: it is on for them whatever
+    A2A_CAPTURE_NO_SHORTCUTS says (a test that turns it off still does)."""
+    from a2a_capture import shortcuts
+    from a2a_capture.capture.reader import CaptureReader
+
+    monkeypatch.setattr(shortcuts, "ENABLED", True)
+    monkeypatch.setattr(CaptureReader, "quick", True)
+
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 

@@ -18,6 +18,18 @@ from hypothesis import strategies as st
 from a2a_capture.capture import http11, read_capture
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, built, maker
 
+
+@pytest.fixture(autouse=True)
+def _shortcuts_on(monkeypatch):
+    """These tests hold a shortcut to the general way themselves: it is on for them whatever
+    A2A_CAPTURE_NO_SHORTCUTS says (a test that turns it off still does)."""
+    from a2a_capture import shortcuts
+    from a2a_capture.capture.reader import CaptureReader
+
+    monkeypatch.setattr(shortcuts, "ENABLED", True)
+    monkeypatch.setattr(CaptureReader, "quick", True)
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 NAMES = [b"Content-Length", b"content-length", b"CONTENT-LENGTH", b" Content-Length", b"Content-Length ",

@@ -15,6 +15,18 @@ from a2a_capture.analyze.findings import RULES
 from tests.builders import ORIGIN, block, card, fetch_card, http_request, http_response, message, rpc, write
 from tests.test_rules import CASES, DONE, SECURED, TENANT, TWO_JSONRPC, V03
 
+
+@pytest.fixture(autouse=True)
+def _shortcuts_on(monkeypatch):
+    """These tests hold a shortcut to the general way themselves: it is on for them whatever
+    A2A_CAPTURE_NO_SHORTCUTS says (a test that turns it off still does)."""
+    from a2a_capture import shortcuts
+    from a2a_capture.capture.reader import CaptureReader
+
+    monkeypatch.setattr(shortcuts, "ENABLED", True)
+    monkeypatch.setattr(CaptureReader, "quick", True)
+
+
 MEMOIZED = sorted(rule_id for rule_id, rule in RULES.items() if rule.depends is not None)
 DEPENDS = {rule_id: RULES[rule_id].depends for rule_id in MEMOIZED}
 #: what the session answers from the held card, the call's address and the fronts it knows: the key's

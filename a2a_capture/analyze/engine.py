@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from pydantic import BaseModel, Field
 
+from a2a_capture import shortcuts
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import Call, decode
 from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the rules)
@@ -325,7 +326,7 @@ class _Plan:
         self.calls = 0  # calls judged by it: the summary counts them by operation
         #: each declaration of the plan's rules, and the ids of the rules that made it
         groups: dict[tuple[str, ...], set[str]] = {}
-        for rule in rules if memoizing else ():
+        for rule in rules if memoizing and shortcuts.ENABLED else ():
             if rule.depends is not None:
                 groups.setdefault(rule.depends, set()).add(rule.id)
         self.groups = [(Key(depends), ids) for depends, ids in groups.items()]

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
+from a2a_capture import shortcuts
 from a2a_capture.capture import grpc, http11, syntax
 from a2a_capture.capture.models import _CUT_BYTES, Capture, Exchange, ExchangeMeta, Request, Response, built, maker
 from a2a_capture.errors import CaptureFormatError
@@ -181,8 +182,8 @@ class CaptureReader:
     """
 
     #: common blocks read the quick way (``_common_block``); False: every block the general way,
-    #: which tests and bench/read.py compare it with
-    quick = True
+    #: which tests and bench/read.py compare it with (``A2A_CAPTURE_NO_SHORTCUTS``: False for all)
+    quick = shortcuts.ENABLED
 
     def __init__(self, stream: BinaryIO, path: str | None = None) -> None:
         self.path = path
