@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from a2a_capture.analyze.findings import Hit, rule
-from a2a_capture.record.notes import unrecorded_origin
+from a2a_capture.capture.notes import unrecorded_origin
 
 
 @rule(
