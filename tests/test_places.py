@@ -69,7 +69,8 @@ def test_the_summary_counts_findings_as_a_tally_by_rule_severity_and_outcome_doe
     for number, found in enumerate(calls, start=1):
         findings = [Finding.model_construct(rule=rule, severity=severities[rule], outcome=outcome)
                     for rule, outcome in found]
-        analyzer._count(findings, SimpleNamespace(file="a.http", label=str(number), number=number, duration=1.0))
+        analyzer._count(findings, SimpleNamespace(file="a.http", label=str(number), number=number, duration=1.0,
+                                                     ok=True))
         for rule, outcome in found:
             tally[rule, severities[rule], outcome] = tally.get((rule, severities[rule], outcome), 0) + 1
     by_rule, by_severity, by_outcome = {}, {}, {}

@@ -304,12 +304,14 @@ def test_the_verdict_comes_first_and_names_the_worst(browser, tmp_path):
     assert first_section.get_attribute("id") == "verdict"
     from a2a_capture.analyze.engine import analyze
 
-    findings = analyze(CAPTURES).findings
-    wasted = sum(f.outcome == "wasted" for f in findings)
-    assert page.locator("#verdict .headline").inner_text().startswith(f"{len(findings)} findings: {wasted} wasted")
+    summary = analyze(CAPTURES).summary  # round trips as the summary counts them, an exchange once
+    assert page.locator("#verdict .headline").inner_text().startswith(
+        f"{summary.findings} findings on {summary.flagged_round_trips} exchanges: {summary.wasted_round_trips} wasted")
     worst = page.locator("#verdict .worst a")
     assert re.fullmatch(r"\d\d-[a-z-]+ #\d+", worst.inner_text())
-    assert page.locator("#verdict .worst .badge").inner_text() == "error"
+    costliest = max((f for f in analyze(CAPTURES).findings if f.wasted), key=lambda f: f.cost or 0.0)
+    assert page.locator("#verdict .worst code").first.inner_text() == costliest.rule  # by seconds, not severity
+    assert page.locator("#verdict .worst .badge").inner_text() == costliest.severity.value
     assert page.locator("header .files").inner_text().startswith("9 files under captures")
     box = first_section.bounding_box()
     assert box["y"] < 300  # on the first screen

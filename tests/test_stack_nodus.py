@@ -65,7 +65,8 @@ def test_sdk13_client_and_mistakes_on_a_nodus_agent(tmp_path, stack):
     assert TOKEN not in text
     statuses = [int(line.split()[1]) for line in text.splitlines() if line.startswith("HTTP/1.1 ")]
     assert statuses == [200, 200, 200, 404, 200, 400, 401, 501, 501, 501, 501], statuses
-    assert_triples("nodus", triples(output, wasted=7, fragile=2), {
+    # fragile: 5 only; 11 failed (501), so it did not work, lenient agent or not
+    assert_triples("nodus", triples(output, wasted=7, fragile=1), {
         (1, "card-schema", False),             # its bearer requirement in 0.3's shape (advice)
         (3, "card-refetch", True),              # fresh for an hour (Cache-Control: max-age=3600)
         (3, "card-schema", False),

@@ -25,6 +25,7 @@ from a2a_capture.report.facts import outcome
 from a2a_capture.report.render import render
 from tests import stacks
 from tests.conftest import require
+from tests.counts import assert_counts_agree
 from tests.live import Recorder, agent, free_port
 
 pytestmark = pytest.mark.live
@@ -51,7 +52,9 @@ def stack():
 
 
 def triples(output, wasted: int | None = None, fragile: int | None = None) -> set[tuple[int, str, bool]]:
-    """The findings as (exchange, rule, wasted); checks the summary's round trip counts when given."""
+    """The findings as (exchange, rule, wasted); checks the summary's round trip counts when given, and
+    that every output states the summary's counts."""
+    assert_counts_agree([output], output.parent)
     analysis = analyze([output])
     if wasted is not None:
         summary = analysis.summary
@@ -312,7 +315,7 @@ def test_js_agent_with_its_03_layer(tmp_path, stack):
     assert [outcome(facts[number - 1]) for number in (8, 9)] == ["UnsupportedOperationError -32004",
                                                                   "TaskNotFoundError -32001"]
     page = render(walkthrough.build([str(output)]), "md")
-    assert "Outcome: UnsupportedOperationError -32004" in page and "Outcome: TaskNotFoundError -32001" in page
+    assert "Outcome: ✗ UnsupportedOperationError -32004" in page and "Outcome: ✗ TaskNotFoundError -32001" in page
     assert "Outcome: None" not in page
 
 

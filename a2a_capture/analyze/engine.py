@@ -44,6 +44,9 @@ class CallRecord(BaseModel):
     error: str | None
     states: list[str]
     card: dict | None = None  # provenance: agent, fetch exchange, ETag, fingerprint
+    #: what the round trip was, by its findings: "wasted", "fragile" (it worked, only because the agent was
+    #: lenient) or None: what the summary counts (``round_trip``)
+    round_trip: str | None = None
 
 
 class Summary(BaseModel):
@@ -59,8 +62,18 @@ class Summary(BaseModel):
     #: exchanges with at least one wasted finding, and the seconds they took
     wasted_round_trips: int
     wasted_seconds: float | None = None
-    #: exchanges that worked only because the agent was lenient (and are not also wasted)
+    #: exchanges that worked only because the agent was lenient (and are not also wasted): a call that
+    #: failed never counts here, whatever its findings say
     fragile_round_trips: int = 0
+    #: findings in all: a finding is a claim about one exchange, and an exchange may have several
+    findings: int = 0
+    #: exchanges with at least one finding
+    flagged_round_trips: int = 0
+    #: by rule: the exchanges its findings wasted, those that worked only by its leniency, and the seconds
+    #: its wasted exchanges took (an exchange two rules wasted counts for both)
+    wasted_round_trips_by_rule: dict[str, int] = Field(default_factory=dict)
+    fragile_round_trips_by_rule: dict[str, int] = Field(default_factory=dict)
+    wasted_seconds_by_rule: dict[str, float] = Field(default_factory=dict)
 
 
 class Analysis(BaseModel):
@@ -167,8 +180,12 @@ class Analyzer:
         self._index = 0  # the number of the latest call put with those waiting (``_pending``: their order)
         #: the exchanges with a wasted finding, and the seconds they took (each counted once, in the order
         #: found); those with a fragile one
-        self._wasted, self._fragile = Places(), Places()
+        self._wasted, self._fragile, self._flagged = Places(), Places(), Places()
         self._wasted_seconds: float | None = None
+        #: by rule: round trips wasted and fragile, and the seconds wasted (see Summary)
+        self._rule_wasted: Counter[str] = Counter()
+        self._rule_fragile: Counter[str] = Counter()
+        self._rule_seconds: dict[str, float] = {}
 
     def start_file(self, file: str) -> None:
         self.end_file()
@@ -211,10 +228,9 @@ class Analyzer:
         plan.calls += 1
         if keys is not None:
             plan.remember(keys, found)
-        if found:
-            self._count(found, call)
+        round_trip = self._count(found, call) if found else None
         if self._keeping:
-            self._keep(exchange, call)
+            self._keep(exchange, call, round_trip)
         duration = call.duration
         if start is None or duration is None:
             session.apply(call)
@@ -254,9 +270,10 @@ class Analyzer:
         self._plans.append(plan)
         return plan
 
-    def _count(self, found: list[Finding], call: Call) -> None:
+    def _count(self, found: list[Finding], call: Call) -> str | None:
         """One call's findings, counted: by rule and outcome, and the call's place among the wasted
-        and the fragile round trips (a finding's place and a wasted one's cost are the call's)."""
+        and the fragile round trips (a finding's place and a wasted one's cost are the call's), in all
+        and by rule; what its round trip was (``round_trip``)."""
         if self.keep_findings:
             self.findings += found
         for finding in found:
@@ -264,23 +281,32 @@ class Analyzer:
             if finding.outcome not in by_outcome:  # first found: the summary counts in this order
                 self._tallied.append((finding.rule, finding.severity, finding.outcome))
             by_outcome[finding.outcome] = by_outcome.get(finding.outcome, 0) + 1
-        outcomes = {finding.outcome for finding in found}
-        webhook = call.label.startswith("webhook")
-        if "wasted" in outcomes and self._wasted.add(call.file, webhook, call.number) and call.duration is not None:
-            self._wasted_seconds = (self._wasted_seconds or 0.0) + call.duration
-        if "fragile" in outcomes:
+        wasted = list(dict.fromkeys(f.rule for f in found if f.outcome == "wasted"))  # each rule once
+        fragile = list(dict.fromkeys(f.rule for f in found if f.outcome == "fragile"))
+        webhook, cost = call.label.startswith("webhook"), call.duration
+        self._flagged.add(call.file, webhook, call.number)
+        outcome = round_trip_of(found, call.ok)
+        if wasted:
+            if self._wasted.add(call.file, webhook, call.number) and cost is not None:
+                self._wasted_seconds = (self._wasted_seconds or 0.0) + cost
+            self._rule_wasted.update(wasted)
+            for rule in wasted if cost is not None else ():
+                self._rule_seconds[rule] = self._rule_seconds.get(rule, 0.0) + cost
+        if fragile and call.ok:  # a call that failed did not work, lenient agent or not
             self._fragile.add(call.file, webhook, call.number)
+            self._rule_fragile.update(fragile)
+        return outcome
 
-    def _keep(self, exchange: Exchange, call: Call) -> None:
+    def _keep(self, exchange: Exchange, call: Call, round_trip: str | None) -> None:
         """A call's record kept or handed over, its exchange's facts kept, as asked."""
         if self.keep_calls or self.on_call is not None:
-            record = _record(call, self.session)
+            record = _record(call, self.session, round_trip)
             if self.keep_calls:
                 self.records.append(record)
             if self.on_call is not None:
                 self.on_call(record)
         if self.keep_facts:
-            self.facts.append(exchange_facts(exchange, call))
+            self.facts.append(exchange_facts(exchange, call, round_trip))
 
     def summary(self) -> Summary:
         operations: Counter[str] = Counter()
@@ -311,6 +337,11 @@ class Analyzer:
             wasted_round_trips=self._wasted.count,
             wasted_seconds=round(self._wasted_seconds, 6) if self._wasted_seconds is not None else None,
             fragile_round_trips=self._fragile.count_outside(self._wasted),
+            findings=sum(by_rule.values()),
+            flagged_round_trips=self._flagged.count,
+            wasted_round_trips_by_rule=dict(self._rule_wasted),
+            fragile_round_trips_by_rule=dict(self._rule_fragile),
+            wasted_seconds_by_rule={rule: round(seconds, 6) for rule, seconds in self._rule_seconds.items()},
         )
 
 
@@ -369,12 +400,23 @@ def _name_agents(findings: list[Finding], names: dict[str, str]) -> None:
             finding.agent_name = names[finding.agent]
 
 
-def _record(call: Call, session: Session) -> CallRecord:
+def round_trip_of(found: list[Finding], worked: bool) -> str | None:
+    """What a round trip was, from its findings' outcomes and whether the call worked (``Call.ok``): wasted
+    when a finding says so; fragile when one says it worked only by the agent's leniency and it did work (a
+    call that failed worked for nothing, lenient or not); else nothing to count. Every count of round trips
+    rests on it."""
+    outcomes = {finding.outcome for finding in found}
+    if "wasted" in outcomes:
+        return "wasted"
+    return "fragile" if "fragile" in outcomes and worked else None
+
+
+def _record(call: Call, session: Session, round_trip: str | None = None) -> CallRecord:
     held = session.held_card(call) if call.kind != "card" else None
     version = call.version_header or call.spelled_version
     return CallRecord.model_construct(  # built from decoded facts of the right types: no validation
         file=call.file, exchange=call.label, line=call.line, kind=call.kind, agent=call.agent,
         operation=call.operation, binding=call.binding, version=version, task_id=call.task_id,
         status=call.status, error=call.error.name if call.error else None,
-        states=[state for _, state in call.states], card=held.provenance if held else None,
+        states=[state for _, state in call.states], card=held.provenance if held else None, round_trip=round_trip,
     )

@@ -45,14 +45,17 @@ class ExchangeFacts(BaseModel):
     replied_with_message: bool = False
     #: a JSON-RPC answer with neither error nor result (`"result": null`), as a2a-server 0.6 gives
     empty_result: bool = False
+    #: what its round trip was, as the analysis counts it: "wasted", "fragile" or None
+    round_trip: str | None = None
 
     @property
     def is_a2a(self) -> bool:
         return self.kind in A2A_KINDS
 
 
-def exchange_facts(exchange: Exchange, call: Call) -> ExchangeFacts:
-    """The facts of ``call``, the decoded ``exchange`` (which gives only when the response ended)."""
+def exchange_facts(exchange: Exchange, call: Call, round_trip: str | None = None) -> ExchangeFacts:
+    """The facts of ``call``, the decoded ``exchange`` (which gives only when the response ended);
+    ``round_trip``: what the analysis counted it as."""
     start = call.started
     if call.state_offsets is not None:
         states = [(task, state, start + offset if start is not None and offset is not None else None)
@@ -70,6 +73,7 @@ def exchange_facts(exchange: Exchange, call: Call) -> ExchangeFacts:
         states=states, late_states=list(call.late_states), events=call.events, started=start,
         duration=call.duration, card=call.card, replied_with_message=_replied_with_message(call),
         empty_result=error is None and call.kind == "jsonrpc" and _result_is_null(call.response_json),
+        round_trip=round_trip,
     )
 
 

@@ -126,8 +126,9 @@ class _SummaryTotal:
             return self.first
         values = {name: self.values.get(name) for name in Summary.model_fields}
         for name, value in values.items():
-            if isinstance(value, Counter):
-                values[name] = dict(value)
+            if isinstance(value, Counter):  # seconds by rule added up: rounded as one session's are
+                values[name] = {key: round(count, 6) if isinstance(count, float) else count
+                                for key, count in value.items()}
             elif isinstance(value, float):
                 values[name] = round(value, 6)
         return Summary(**values)

@@ -80,7 +80,8 @@ TABLES: dict[str, list[tuple[str, str, str]]] = {
         ("started_at", "timestamp", "recorded start"),
         ("duration_s", "float64", "seconds it took"),
         ("ok", "bool", "answered without an error"),
-        ("outcome", "string", "wasted or fragile (its worst finding), else failed or ok (by the wire)"),
+        ("outcome", "string", "wasted or fragile (worked only by leniency) as the summary counts it, else failed "
+                               "or ok (by the wire)"),
     ],
     "findings": [
         ("session_id", "string", "the session"),
@@ -161,11 +162,6 @@ def session_rows(session: tuple[str, list[str]], config: Config | None) -> dict[
 
 def _rows(session_id, analysis, exchange_rows, names) -> dict[str, list[dict]]:
     by_place = {(row["file"], row["exchange"]): row for row in exchange_rows}
-    worst: dict[tuple[str, str], str] = {}
-    for finding in analysis.findings:
-        place = (finding.file, finding.exchange)
-        if finding.outcome == "wasted" or (finding.outcome == "fragile" and place not in worst):
-            worst[place] = finding.outcome
     call_rows = []
     for call in analysis.calls:
         place = (call.file, call.exchange)
@@ -177,7 +173,7 @@ def _rows(session_id, analysis, exchange_rows, names) -> dict[str, list[dict]]:
             "client": _client(seen), "version": call.version, "binding": call.binding, "task_id": call.task_id,
             "status": call.status, "error": call.error, "final_state": call.states[-1] if call.states else None,
             "started_at": seen.get("started_at"), "duration_s": seen.get("duration_s"), "ok": ok,
-            "outcome": worst.get(place) or ("ok" if ok else "failed"),
+            "outcome": call.round_trip or ("ok" if ok else "failed"),  # as the summary counts it
         })
     finding_rows = [{
         "session_id": session_id, "file": f.file, "exchange": f.exchange, "number": f.number, "line": f.line,
@@ -192,7 +188,7 @@ def _rows(session_id, analysis, exchange_rows, names) -> dict[str, list[dict]]:
     session_row = {
         "session_id": session_id, "files": list(summary.files), "started_at": min(starts, default=None),
         "ended_at": max(ends, default=None), "exchanges": summary.exchanges, "errors": summary.errors,
-        "streams": summary.streams, "findings": len(analysis.findings),
+        "streams": summary.streams, "findings": summary.findings,
         "wasted_round_trips": summary.wasted_round_trips, "wasted_seconds": summary.wasted_seconds,
         "fragile_round_trips": summary.fragile_round_trips,
         "clients": _distinct(row["client"] for row in call_rows),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from a2a_capture import sources
 from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import analyze
+from a2a_capture.analyze.findings import Severity
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.replay import baseline, diff
 from a2a_capture.replay.masking import VOLATILE_KEYS
@@ -89,8 +90,10 @@ def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "wa
     verdict.lines += [machine.line(f, judged=False) for f in new]
     verdict.lines += [f"fixed: {rule} ({operation} on {agent} in {file}) no longer occurs"
                       for rule, operation, agent, file in judged.gone]
-    if judged.ok:
-        verdict.lines.append(f"check passed: {len(findings)} findings, all in {baseline_path}")
+    if judged.ok:  # the count as the summary has it, of the severities checked
+        checked = sum(count for level, count in analysis.summary.findings_by_severity.items()
+                      if machine.at_or_above_severity(Severity(level), fail_on))
+        verdict.lines.append(f"check passed: {checked} findings, all in {baseline_path}")
     else:
         verdict.lines.append(f"check failed: {len(judged.new)} new finding(s). Fix them, or accept them with:\n"
                              f"  a2a-capture check {' '.join(paths)} --baseline {baseline_path} --update-baseline")

@@ -183,7 +183,7 @@ def summary_lines(analysis: Analysis) -> list[str]:
     lines = [f"{len(s.files)} file{'s' if len(s.files) != 1 else ''}, {s.exchanges} exchanges"
              + (f": {operations}" if operations else ""),
              f"agent errors: {s.errors}; streams: {s.streams}"]
-    total = sum(s.findings_by_rule.values())  # from the summary: a streamed analysis keeps no findings
+    total = s.findings  # from the summary: a streamed analysis keeps no findings
     if total:
         by_severity = ", ".join(f"{s.findings_by_severity[level]} {level}" for level in ("error", "warning", "info")
                                 if level in s.findings_by_severity)
@@ -268,6 +268,15 @@ def _finding_json(finding: Finding) -> dict:
     return data
 
 
+def counts(analysis: Analysis) -> dict:
+    """The session's counts as every machine format states them beside its findings: the summary's own
+    (a round trip is an exchange, counted once whatever its findings; a finding is a claim about one)."""
+    s = analysis.summary
+    return {"exchanges": s.exchanges, "findings": s.findings, "wasted_round_trips": s.wasted_round_trips,
+            "wasted_seconds": s.wasted_seconds, "fragile_round_trips": s.fragile_round_trips,
+            "advice": s.findings_by_outcome.get("advice", 0), "agent_errors": s.errors}
+
+
 # -- SARIF 2.1.0 -----------------------------------------------------------------------------------
 
 
@@ -302,7 +311,8 @@ class SarifWriter(Writer):
 
     def end(self, analysis: Analysis) -> None:
         self.out.write(self._head() + "[]" if not self.results else "\n      ]")
-        self.out.write(',\n      "columnKind": "unicodeCodePoints"\n    }\n  ]\n}')
+        self.out.write(',\n      "columnKind": "unicodeCodePoints",\n      "properties": '
+                       + _nested(counts(analysis), 3) + '\n    }\n  ]\n}')
 
     def _result(self, finding: Finding) -> dict:
         result = {
@@ -387,13 +397,17 @@ class JunitWriter(Writer):
         failures = sum(1 for rule_id in self.rules if self.failing[rule_id])
         out.write('<?xml version="1.0" encoding="UTF-8"?>\n'
                   f'<testsuites name="a2a-capture" tests="{cases}" failures="{failures}">\n'
-                  f'  <testsuite name="a2a-capture" tests="{cases}" failures="{failures}" errors="0" skipped="0"')
-        out.write(">\n" if cases else " />\n")
+                  f'  <testsuite name="a2a-capture" tests="{cases}" failures="{failures}" errors="0" skipped="0">\n'
+                  '    <properties>\n')
+        for name, value in counts(analysis).items():  # the session's counts, as every other format states them
+            shown = "" if value is None else str(value)
+            out.write(f"      <property name={_attribute(name)} value={_attribute(shown)} />\n")
+        out.write("    </properties>\n")
         for rule_id in self.rules:
             self._case(rule_id)
         for spool in self.spools.values():  # rules found but not asked for
             spool.file.close()
-        out.write(("  </testsuite>\n" if cases else "") + "</testsuites>\n")
+        out.write("  </testsuite>\n</testsuites>\n")
 
     def _case(self, rule_id: str) -> None:
         out, spool = self.out, self.spools.pop(rule_id, None)

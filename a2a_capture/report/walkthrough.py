@@ -21,7 +21,7 @@ from a2a_capture.a2a.cards import Card
 from a2a_capture.a2a.decode import decode
 from a2a_capture.a2a.grpc import response_status
 from a2a_capture.analyze.config import Config
-from a2a_capture.analyze.engine import Analysis, Analyzer, Summary
+from a2a_capture.analyze.engine import Analysis, Analyzer, Summary, round_trip_of
 from a2a_capture.analyze.facts import ExchangeFacts, exchange_facts
 from a2a_capture.analyze.findings import Finding
 from a2a_capture.batch.analysis import join
@@ -66,6 +66,8 @@ class FindingView(BaseModel):
     related: list[tuple[str, str]] = Field(default_factory=list)  # (label, anchor)
     #: what the related exchanges were to this call, as the sentence before their links says it
     related_says: str = "Already answered by"
+    #: what its exchange's round trip was, as the analysis counts it: "wasted", "fragile" or None
+    round_trip: str | None = None
 
 
 class ExchangeView(BaseModel):
@@ -82,6 +84,8 @@ class ExchangeView(BaseModel):
     request_bytes: int
     response_bytes: int | None
     outcome: str
+    #: what the round trip was, as the analysis counts it: "wasted", "fragile" (worked only by leniency) or None
+    round_trip: str | None = None
     #: the outcome as a sentence, where the word alone would mislead (a stream with no event), with its time
     outcome_said: str = ""
     listing: str
@@ -109,11 +113,14 @@ class RuleGroup(BaseModel):
     rule: str
     severity: str
     title: str
-    count: int
+    count: int  # its findings
     new: int = 0
-    wasted: int = 0
-    fragile: int = 0
-    cost: float | None = None  # the time its wasted findings took; a call that worked cost nothing
+    wasted: int = 0  # the round trips it wasted, as the analysis's summary counts them
+    fragile: int = 0  # the round trips that worked only because the agent was lenient about it
+    cost: float | None = None  # the time its wasted round trips took; a call that worked cost nothing
+    #: its part of the waste, in percent: of the wasted seconds where the capture has times, else of the
+    #: wasted round trips (an exchange two rules wasted is in both rules' parts)
+    share: int | None = None
     first: str  # anchor of the first exchange
     findings: list[FindingView]
 
@@ -126,16 +133,31 @@ class TaskView(BaseModel):
     anchor: str
 
 
+class Share(BaseModel):
+    """A rule's part of the waste, as the first screen says it."""
+
+    rule: str
+    amount: str  # "57.700 s" or "10 round trips"
+    percent: int
+
+
 class Verdict(BaseModel):
     headline: str
     by_severity: list[tuple[str, int]]
+    #: round trips, as the analysis's summary counts them (an exchange once, whatever its findings)
     wasted: int
     fragile: int
-    advice: int
+    advice: int  # findings of advice
+    findings: int = 0
+    flagged: int = 0  # exchanges with a finding
     new: int | None = None  # findings the baseline has not accepted, when a baseline was given
     cost: float | None = None
-    worst: FindingView | None = None  # the worst wasted round trip: never a fragile or advice finding
+    #: the costliest wasted round trip (its most serious finding), by the seconds it took: never a fragile or
+    #: advice finding
+    worst: FindingView | None = None
     most_fragile: FindingView | None = None  # when nothing was wasted, the most serious call that worked by leniency
+    #: the rules that hold the most of the waste, most first
+    shares: list[Share] = Field(default_factory=list)
     troubled: list[TaskView]
     tasks: int
 
@@ -303,7 +325,8 @@ class _Session:
         for exchange in read_exchanges(file):
             call = decode(exchange, file)
             found = analyzer.feed(exchange, call)
-            yield (masker.exchange(exchange) if masker else exchange), exchange_facts(exchange, call), found
+            facts = exchange_facts(exchange, call, round_trip_of(found, call.ok))
+            yield (masker.exchange(exchange) if masker else exchange), facts, found
 
 
 def _with_late_frames(file: str, analyzed) -> Iterator[_Entry]:
@@ -406,6 +429,8 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
             session_start = facts.started
         place = reader.anchor(file, exchange.label)
         here = views_of(entry.found)
+        for view in here:  # what its round trip was, as the analysis counted it
+            view.round_trip = facts.round_trip
         finding_views += here
         if here:
             flagged.append(place)
@@ -445,9 +470,10 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         if arrow.webhook:
             arrow.lifeline = task_owner.get(arrow.lifeline, "an agent")
     lifelines = list(dict.fromkeys(arrow.lifeline for arrow in arrows))
-    summary = (reader.summaries[0] if len(reader.summaries) == 1 else join(
-        [Analysis(summary=one) for one in reader.summaries]).summary).model_dump()
-    rules = _rule_groups(finding_views, accepted is not None)
+    counted = reader.summaries[0] if len(reader.summaries) == 1 else join(
+        [Analysis(summary=one) for one in reader.summaries]).summary  # every count the report states
+    summary = counted.model_dump()
+    rules = _rule_groups(finding_views, accepted is not None, counted)
     timed = all(arrow.time is not None for arrow in arrows if not arrow.webhook) and bool(arrows)
     task_views = _task_views(tasks, task_owner)
     shown = len(flagged) if only_flagged else order
@@ -466,7 +492,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         only_flagged=only_flagged,
         masked=masker is not None,
         summary=summary,
-        verdict=_verdict(finding_views, task_views, accepted is not None, summary),
+        verdict=_verdict(finding_views, task_views, accepted is not None, counted, rules),
         findings=finding_views,
         rules=rules,
         agents=list(agents.values()),
@@ -523,8 +549,8 @@ def _walk(reader: _Session, flagged: list[str], *, whole: bool, verbatim: bool,
             grpc_status=grpc_status,
             request_bytes=len(exchange.request.body),
             response_bytes=len(response.body) if response is not None else None,
-            outcome=ending, outcome_said=said, listing=text.text, note=note, findings=here,
-            duration_ms=round(facts.duration * 1000, 1) if facts.duration is not None else None,
+            outcome=ending, round_trip=facts.round_trip, outcome_said=said, listing=text.text, note=note,
+            findings=here, duration_ms=round(facts.duration * 1000, 1) if facts.duration is not None else None,
             webhook=exchange.webhook, failed=facts.failed,
         )
         if here:
@@ -599,25 +625,34 @@ def _named_mentions(message: str, file: str, by_base: dict[str, str], name) -> s
     return _MENTION.sub(named, message)
 
 
-def _rule_groups(findings: list[FindingView], judged: bool) -> list[RuleGroup]:
+def _rule_groups(findings: list[FindingView], judged: bool, summary: Summary) -> list[RuleGroup]:
+    """The findings by rule, each rule's round trips and seconds as the analysis's summary counts them."""
     groups: dict[str, RuleGroup] = {}
     for finding in findings:
         group = groups.get(finding.rule)
         if group is None:
-            group = groups[finding.rule] = RuleGroup(rule=finding.rule, severity=finding.severity,
-                                                     title=finding.title, count=0, first=finding.anchor,
-                                                     findings=[])
+            group = groups[finding.rule] = RuleGroup(
+                rule=finding.rule, severity=finding.severity, title=finding.title, count=0, first=finding.anchor,
+                findings=[], wasted=summary.wasted_round_trips_by_rule.get(finding.rule, 0),
+                fragile=summary.fragile_round_trips_by_rule.get(finding.rule, 0),
+                cost=summary.wasted_seconds_by_rule.get(finding.rule))
         group.count += 1
         group.findings.append(finding)
         group.new += finding.new
-        group.wasted += finding.outcome == "wasted"
-        group.fragile += finding.outcome == "fragile"
-        if finding.cost is not None and finding.outcome == "wasted":  # as the verdict's wasted time counts
-            group.cost = (group.cost or 0.0) + finding.cost
     for group in groups.values():  # new findings first, so a reviewer sees what the baseline lacks
         group.findings.sort(key=lambda f: not f.new)
+        group.share = _share(group, summary)
     return sorted(groups.values(), key=lambda g: (-(g.new if judged else 0), _SEVERITY_ORDER[g.severity],
                                                   -g.count, g.rule))
+
+
+def _share(group: RuleGroup, summary: Summary) -> int | None:
+    """A rule's part of the waste in percent: of the seconds where they are known, else of the round trips."""
+    if summary.wasted_seconds:
+        return round(100 * (group.cost or 0.0) / summary.wasted_seconds) if group.wasted else None
+    if summary.wasted_round_trips and group.wasted:
+        return round(100 * group.wasted / summary.wasted_round_trips)
+    return None
 
 
 def _task_views(tasks: dict[str, list], owner: dict[str, str]) -> list[TaskView]:
@@ -629,30 +664,60 @@ def _task_views(tasks: dict[str, list], owner: dict[str, str]) -> list[TaskView]
     return views
 
 
-def _verdict(findings: list[FindingView], tasks: list[TaskView], judged: bool, summary: dict) -> Verdict:
+def _verdict(findings: list[FindingView], tasks: list[TaskView], judged: bool, summary: Summary,
+             rules: list[RuleGroup]) -> Verdict:
+    """What went wrong and what it cost: every count as the analysis's summary has it."""
     severities = Counter(f.severity for f in findings)
-    outcomes = Counter(f.outcome for f in findings)
     new = sum(f.new for f in findings) if judged else None
-    worst = _most_serious([f for f in findings if f.outcome == "wasted"])
-    fragile = None if worst else _most_serious([f for f in findings if f.outcome == "fragile"])
+    worst = _costliest([f for f in findings if f.outcome == "wasted"])
+    fragile = None if worst else _most_serious([f for f in findings if f.round_trip == "fragile"
+                                                and f.outcome == "fragile"])
     troubled = [task for task in tasks if task.state in TROUBLE]
-    if not findings:
+    wasted, lenient = summary.wasted_round_trips, summary.fragile_round_trips
+    advice = summary.findings_by_outcome.get("advice", 0)
+    if not summary.findings:
         headline = "No findings: no round trip in this session was wasted by the rules' account."
     else:
-        parts = [f"{outcomes['wasted']} wasted round trip{'s' if outcomes['wasted'] != 1 else ''}"]
-        if outcomes["fragile"]:
-            parts.append(f"{outcomes['fragile']} that worked only because the agent was lenient")
-        if outcomes["advice"]:
-            parts.append(f"{outcomes['advice']} piece{'s' if outcomes['advice'] != 1 else ''} of advice")
-        headline = f"{len(findings)} finding{'s' if len(findings) != 1 else ''}: " + ", ".join(parts) + "."
+        parts = [f"{wasted} wasted round trip{'s' if wasted != 1 else ''}"]
+        if lenient:
+            parts.append(f"{lenient} that worked only because the agent was lenient")
+        if advice:
+            parts.append(f"{advice} piece{'s' if advice != 1 else ''} of advice")
+        headline = (f"{_count(summary.findings, 'finding')} on {_count(summary.flagged_round_trips, 'exchange')}: "
+                    + ", ".join(parts) + ".")
         if judged:
             headline += f" {new} not accepted by the baseline."
     return Verdict(
         headline=headline,
         by_severity=[(level, severities[level]) for level in ("error", "warning", "info") if severities[level]],
-        wasted=outcomes["wasted"], fragile=outcomes["fragile"], advice=outcomes["advice"], new=new,
-        cost=summary.get("wasted_seconds"), worst=worst, most_fragile=fragile, troubled=troubled, tasks=len(tasks),
+        wasted=wasted, fragile=lenient, advice=advice, findings=summary.findings,
+        flagged=summary.flagged_round_trips, new=new, cost=summary.wasted_seconds, worst=worst,
+        most_fragile=fragile, troubled=troubled, tasks=len(tasks), shares=_shares(rules, summary),
     )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' if number != 1 else ''}"
+
+
+#: rules the first screen names with their part of the waste, at most
+SHARES = 3
+
+
+def _shares(rules: list[RuleGroup], summary: Summary) -> list[Share]:
+    """The rules that hold the most of the waste, most first: by seconds where the capture has them."""
+    timed = bool(summary.wasted_seconds)
+    held = sorted((rule for rule in rules if rule.share is not None),
+                  key=lambda rule: (-(rule.cost or 0.0) if timed else -rule.wasted, rule.rule))
+    return [Share(rule=rule.rule, percent=rule.share,
+                  amount=f"{rule.cost or 0.0:.3f} s" if timed else _count(rule.wasted, "round trip"))
+            for rule in held[:SHARES]]
+
+
+def _costliest(findings: list[FindingView]) -> FindingView | None:
+    """The wasted round trip to name first: one the baseline lacks before an accepted one, then the one
+    that took longest, then the most serious."""
+    return min(findings, key=lambda f: (not f.new, -(f.cost or 0.0), _SEVERITY_ORDER[f.severity]), default=None)
 
 
 def _most_serious(findings: list[FindingView]) -> FindingView | None:
@@ -683,12 +748,12 @@ def _stem(file: str) -> str:
 
 
 def _relative(file: str) -> str:
-    """A path as the person who ran the command would type it."""
+    """A path relative to the working directory, as the person who ran the command would open it (never
+    the machine's absolute path, which says nothing to the reader of a report sent on)."""
     try:
-        relative = os.path.relpath(file)
+        return os.path.relpath(file)
     except ValueError:  # another drive
         return file
-    return file if relative.startswith("../../") else relative
 
 
 def _files_label(files: list[str]) -> str:
