@@ -150,7 +150,7 @@ def test_xml_text_and_attributes_are_escaped_as_saxutils_escapes_them():
 def test_text_lines_written_together_are_the_lines_of_each_finding(tmp_path):
     """The text writer writes its lines a few dozen at a time: the same text as a line per finding, and
     each line as `where` places it (a line number, a flow's place, or the exchange)."""
-    findings = analyze([*CAPTURES, late_card(tmp_path)]).findings * 5
+    findings = analyze([*CAPTURES, late_card(tmp_path)]).findings * 10
     assert len(findings) > 2 * machine.TextWriter.LINES
     out = io.StringIO()
     writer = machine.TextWriter(out)

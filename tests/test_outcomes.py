@@ -71,15 +71,18 @@ def test_the_summary_counts_wasted_findings_only(tmp_path):
         "wasted round trips: 2; fragile (worked only because the agent was lenient): 1")
 
 
-def test_the_example_captures_count_the_polls_not_the_completed_send():
+def test_the_example_captures_count_no_poll_that_brought_news_and_not_the_completed_send():
     analysis = analyze(sorted((ROOT / "captures").glob("*.http")))
-    polls = [f for f in analysis.findings if f.file.endswith("04-polling.http") and f.wasted
-             and f.operation == "GetTask"]
-    assert [f.exchange for f in polls] == [str(n) for n in range(3, 13)]
+    polling = [f for f in analysis.findings if f.file.endswith("04-polling.http")]
+    # returnImmediately, then polls: each brought a newer state
+    assert not any(f.wasted for f in polling if f.operation == "GetTask")
+    loop = next(f for f in polling if f.rule == "return-immediately-poll")
+    assert (loop.exchange, loop.outcome) == ("12", "advice")
+    assert "ended after 10 GetTask polls over 2.3 s" in loop.message and "saving 10 round trips" in loop.message
     auth = next(f for f in analysis.findings if f.rule == "auth-missing")
     assert auth.outcome == "fragile" and not auth.wasted
     wasted = {(f.file, f.exchange) for f in analysis.findings if f.wasted}
-    assert analysis.summary.wasted_round_trips == len(wasted)
+    assert wasted and analysis.summary.wasted_round_trips == len(wasted)
     costs = {(f.file, f.exchange): f.cost for f in analysis.findings if f.wasted}
     assert analysis.summary.wasted_seconds == pytest.approx(sum(costs.values()), abs=1e-5)
     assert auth.cost not in costs.values() or auth.cost < analysis.summary.wasted_seconds

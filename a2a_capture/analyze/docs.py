@@ -6,26 +6,20 @@ from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the ru
 from a2a_capture.analyze.findings import RULES, Severity
 
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-_OUTCOMES = {"predicted": "wasted / fragile", "redundant": "wasted", "advice": "advice"}
+#: how the table names a rule's outcomes, in this order
+_OUTCOME_ORDER = ("wasted", "fragile", "advice")
 
 
-def _judgement(rule) -> str:
-    """When this rule's findings count as wasted, from the rule's declared kind."""
-    if rule.kind == "redundant":
-        return ("Always wasted: the client already held the answer, so the round trip added nothing "
-                "whatever the agent replied.")
-    if rule.kind == "advice":
-        return "Advice: never counted as a wasted round trip."
-    fragile = f"Fragile when the agent answered it anyway: it worked because {rule.lenient}."
-    if rule.fails_as is None:
-        refused = "the agent refused the call (an error, an HTTP status of 400 or more, or no answer)"
-    else:
-        names = ", ".join(f"`{name}`" for name in sorted(rule.fails_as))
-        refused = (f"the agent refused the call as predicted ({names}, or an error whose message names one of "
-                   "them), or did not answer")
-        fragile += (" A call that failed for another reason (TaskNotFoundError, say) is fragile too: the agent "
-                    "took up what this rule is about.")
-    return f"Wasted when {refused}, as the card or the spec predicted. {fragile}"
+def _outcomes(rule) -> str:
+    """The outcomes a rule's findings can have, from its cases."""
+    found = {case.outcome for case in rule.cases}
+    return " / ".join(outcome for outcome in _OUTCOME_ORDER if outcome in found)
+
+
+def _judgement(rule) -> list[str]:
+    """How this rule's findings are judged, case by case, from what the call brought."""
+    return ["**Wasted or fragile.**", ""] + [f"- {case.when[0].upper()}{case.when[1:]}: **{case.outcome}**."
+                                             for case in rule.cases]
 
 
 def rules_markdown() -> str:
@@ -71,7 +65,7 @@ def rules_markdown() -> str:
         "|---|---|---|---|---|",
     ]
     ordered = sorted(RULES.values(), key=lambda r: (_ORDER[r.severity], r.id))
-    lines += [f"| [`{r.id}`](#{r.id}) | {r.severity.value} | {r.title} | {r.spec} | {_OUTCOMES[r.kind]} |"
+    lines += [f"| [`{r.id}`](#{r.id}) | {r.severity.value} | {r.title} | {r.spec} | {_outcomes(r)} |"
               for r in ordered]
     for rule in ordered:
         lines += [
@@ -82,7 +76,7 @@ def rules_markdown() -> str:
             "",
             "**Why.** " + " ".join(rule.why.split()),
             "",
-            "**Wasted or fragile.** " + _judgement(rule),
+            *_judgement(rule),
             "",
             "**Example.**",
             "",
@@ -90,6 +84,7 @@ def rules_markdown() -> str:
             rule.example,
             "```",
             "",
+            *(["**Good.**", "", "```", rule.good, "```", ""] if rule.good else []),
             f"**Fix.** {rule.fix}",
         ]
     lines += ["", *_WRITING]

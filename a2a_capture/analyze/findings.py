@@ -68,6 +68,43 @@ class Finding(BaseModel):
 #: fail, fragile when the agent answered it anyway; "redundant": the client already held the
 #: answer, so the round trip is wasted whatever came back; "advice": never a wasted round trip
 Kind = Literal["predicted", "redundant", "advice"]
+Outcome = Literal["wasted", "fragile", "advice"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One way a rule's finding is judged, as docs/rules.md states it under "Wasted or fragile":
+    ``when`` the call brought this, the finding's ``outcome`` is this. ``name`` is the case's short
+    key (tests/test_rule_cases.py holds a capture of each case to its outcome)."""
+
+    name: str
+    outcome: Outcome
+    when: str
+
+
+def default_cases(kind: Kind, lenient: str, fails_as: frozenset[str] | None, needs: frozenset[str]) -> tuple:
+    """The cases a rule's kind makes, where the rule does not state its own: a prediction is wasted
+    when the call failed as predicted and fragile when it worked anyway; a redundant call always
+    brought what the client held; advice is never a wasted round trip."""
+    if kind == "advice":
+        return (Case("advice", "advice", "always: advice, never counted as a wasted round trip"),)
+    if kind == "redundant":
+        return (Case("held", "wasted", "always: the client already held what the call brought, so the round trip "
+                                       "added nothing whatever the agent replied"),)
+    if fails_as is None:
+        refused = "the agent refused the call (an error, an HTTP status of 400 or more, or no answer)"
+    else:
+        names = ", ".join(f"`{name}`" for name in sorted(fails_as))
+        refused = (f"the agent refused the call as predicted ({names}, or an error whose message names one of "
+                   "them, or one that names no cause), or did not answer")
+    cases = [Case("refused", "wasted", f"{refused}, as the card or the spec predicted")]
+    if "error" not in needs:  # a rule that judges errors only has no call that worked
+        answered = f"the agent answered it anyway: it worked because {lenient}"
+        if fails_as is not None:
+            answered += ("; or it failed for another reason (TaskNotFoundError, say): the agent took up what this "
+                         "rule is about")
+        cases.append(Case("answered", "fragile", answered))
+    return tuple(cases)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +153,10 @@ class Rule:
     #: findings, so once the check found nothing for one the engine skips it for the other (tests/
     #: test_rule_memo.py fails when a check reads what its rule did not declare). None: called every time
     depends: tuple[str, ...] | None = None
+    #: how its findings are judged, case by case (``Case``; docs/rules.md's "Wasted or fragile")
+    cases: tuple[Case, ...] = ()
+    #: what a call that follows the rule looks like (docs/rules.md's "Good"), beside ``example``'s bad one
+    good: str = ""
 
     def applies_to(self, operation: str | None, kind: str) -> bool:
         if self.on is None:
@@ -154,7 +195,7 @@ class Rule:
             "agent": call.agent, "agent_name": agent_name, "wasted": outcome == "wasted", "outcome": outcome})
 
 
-def judge(kind: Kind, call: Call, fails_as: frozenset[str] | None = None) -> Literal["wasted", "fragile", "advice"]:
+def judge(kind: Kind, call: Call, fails_as: frozenset[str] | None = None) -> Outcome:
     """A finding's outcome from the exchange itself: did the round trip do any work, and did it
     fail the way the rule predicted (``fails_as``) rather than for another reason?"""
     if kind == "advice":
@@ -217,9 +258,12 @@ def ref(other, call: Call) -> str:
 def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, fix: str, *,
          on: tuple[str, ...] | None, kind: Kind = "predicted", lenient: str | None = None,
          fails_as: frozenset[str] | None = None, needs: tuple[str, ...] = (),
-         depends: tuple[str, ...] | None = None):
+         depends: tuple[str, ...] | None = None, cases: tuple[tuple[str, Outcome, str], ...] | None = None,
+         more_cases: tuple[tuple[str, Outcome, str], ...] = (), good: str = ""):
     """Register a check as a rule, declared once: what it says (docs/rules.md is written from
-    it), which calls it judges (``on``, ``needs``), and how its findings are judged (``kind``)."""
+    it), which calls it judges (``on``, ``needs``), and how its findings are judged (``kind``; and
+    ``cases``, (name, outcome, when) each, where a rule's outcome depends on more than its kind, or
+    ``more_cases`` beside those its kind makes)."""
     if not set(needs) <= NEEDS:
         raise ValueError(f"rule {id} needs {', '.join(sorted(set(needs) - NEEDS))}; a rule may need {sorted(NEEDS)}")
     if depends is not None:
@@ -227,8 +271,11 @@ def rule(id: str, severity: str, title: str, spec: str, why: str, example: str, 
     def register(check: Check) -> Check:
         if id in RULES:
             raise ValueError(f"rule {id} is defined twice")
+        said = lenient or Rule.lenient
+        stated = (tuple(Case(*case) for case in cases) if cases is not None
+                  else default_cases(kind, said, fails_as, frozenset(needs))) + tuple(Case(*c) for c in more_cases)
         RULES[id] = Rule(id, Severity(severity), title, spec, why.strip(), example.strip(), fix.strip(), check,
-                         kind, lenient or Rule.lenient, frozenset(on) if on is not None else None, fails_as,
-                         frozenset(needs), depends)
+                         kind, said, frozenset(on) if on is not None else None, fails_as,
+                         frozenset(needs), depends, stated, good.strip())
         return check
     return register

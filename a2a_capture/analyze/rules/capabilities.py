@@ -51,6 +51,8 @@ come. The card had already answered the question.""",
     fix="Check `capabilities.pushNotifications` first; poll or stream instead.",
     lenient="this agent serves push configs its card does not offer; an agent that follows its card refuses them",
     fails_as=spec.REFUSED_CAPABILITY,
+    more_cases=(("inline", "advice", "a push config sent inline with a message to an agent without push: the message "
+                                     "itself did its work, and no webhook will come"),),
     depends=INTERFACE,  # sends, most of them with no push config, to the same few cards
 )(_gated("capability-push"))
 

@@ -48,10 +48,24 @@ def card_path(call, session):
 A client should cache the card as HTTP says (RFC 9111): within `max-age` it needs no request at
 all, and after that it should revalidate with `If-None-Match` or `If-Modified-Since`, which costs
 a 304 with no body. Fetching the whole card again, often before every message, doubles the round
-trips of a session.""",
+trips of a session. Client libraries fetch the card when a client or agent object is made: a
+client that builds one per request fetches the card per request.""",
     example="GET /.well-known/agent-card.json (ETag: W/\"a1\") ... GET /.well-known/agent-card.json",
-    fix="Keep the card; when it is stale, send `If-None-Match` with its ETag.",
+    good='GET /.well-known/agent-card.json (ETag: W/"a1", max-age=300); 10 minutes later, '
+         'GET /.well-known/agent-card.json with If-None-Match: W/"a1" -> 304',
+    fix="Keep the card (build the client or agent object once and reuse it); when it is stale, send "
+        "`If-None-Match` with its ETag.",
     kind="redundant",
+    cases=(
+        ("fresh", "wasted", "the same card fetched again while the copy held was fresh (within its max-age)"),
+        ("unconditional", "wasted", "the same card fetched again without If-None-Match or If-Modified-Since, "
+                                    "although the copy held had a validator"),
+        ("no expiry", "wasted", "the same card fetched again where the server set neither an expiry nor a validator: "
+                                "the client could have kept its copy"),
+        ("other path", "wasted", "the same card fetched again at another path of its origin"),
+        ("changed", "advice", "the refetch brought a changed card: not wasted, the client did not hold it; advice to "
+                              "revalidate (a 304 costs no body when nothing changed)"),
+    ),
 )
 def card_refetch(call, session):
     if call.agent is None or not (call.kind == "card" or call.operation == "GetExtendedAgentCard"):
@@ -63,19 +77,80 @@ def card_refetch(call, session):
     if held.extended and held.credentials != asked.get("authorization"):
         return  # an extended card for another principal
     what = "extended card" if held.extended else "card"
+    brought = call.card if call.kind == "card" else call.extended_card
+    conditional = asked.get("if-none-match") or asked.get("if-modified-since")
+    if brought is not None and brought.fingerprint != held.card.fingerprint:
+        if not conditional:
+            yield Hit(f"{what} fetched again, unconditionally, and it had changed since {ref(held.fetch, call)}: "
+                      f"{_revalidate(held)}", [held.fetch], kind="advice")
+        return
     if held.fetch.path != call.path and not held.extended:
         yield Hit(f"the card at {call.path} is the card {ref(held.fetch, call)} had already fetched at "
                   f"{held.fetch.path}", [held.fetch])
         return
     fresh = held.fresh_at(call.started)
-    conditional = asked.get("if-none-match") or asked.get("if-modified-since")
+    since = _since(held.fetch, call)
+    rebuilt = _rebuilt(held, call, session)
     if fresh:
-        yield Hit(f"{what} fetched again while the copy from {ref(held.fetch, call)} was fresh "
-                  f"(max-age={held.max_age})", [held.fetch])
+        yield Hit(f"{what} fetched again{since} while the copy from {ref(held.fetch, call)} was fresh "
+                  f"(max-age={held.max_age}){rebuilt}; keep the card until it is stale", [held.fetch])
     elif (held.etag or held.last_modified) and not conditional:
         validator = f"ETag {held.etag}" if held.etag else f"Last-Modified {held.last_modified}"
-        yield Hit(f"{what} fetched again unconditionally although {ref(held.fetch, call)} gave "
-                  f"{validator}; revalidate with If-None-Match / If-Modified-Since", [held.fetch])
+        if fresh is False:  # the copy had gone stale: revalidating is the fix
+            yield Hit(f"{what} fetched again unconditionally after the copy from {ref(held.fetch, call)} went stale "
+                      f"(max-age={held.max_age}), although it gave {validator}; revalidate with "
+                      "If-None-Match / If-Modified-Since", [held.fetch])
+        elif held.max_age is not None:  # a max-age, but the capture has no times to tell if it had gone stale
+            yield Hit(f"{what} fetched again unconditionally although {ref(held.fetch, call)} gave {validator} "
+                      f"(max-age={held.max_age}); keep the card while fresh, then revalidate with "
+                      "If-None-Match / If-Modified-Since", [held.fetch])
+        else:  # no max-age to go stale by: keep it, and revalidate only to look for a change
+            yield Hit(f"{what} fetched again{since}, unconditionally, although {ref(held.fetch, call)} gave "
+                      f"{validator} and set no max-age{rebuilt}; {_keep(rebuilt)}, and revalidate with If-None-Match / "
+                      "If-Modified-Since only to look for a change",
+                      [held.fetch])
     elif fresh is None and not conditional and held.max_age is None and not held.no_cache:
-        yield Hit(f"{what} fetched again although {ref(held.fetch, call)} had already fetched it and the "
-                  "server set no expiry", [held.fetch])
+        yield Hit(f"{what} fetched again{since} although {ref(held.fetch, call)} had already fetched it and the "
+                  f"server set no expiry{rebuilt}; {_keep(rebuilt)}",
+                  [held.fetch])
+
+
+def _keep(rebuilt: str) -> str:
+    return "build it once and reuse it" if rebuilt else "keep the card and reuse the client (or agent) object"
+
+
+def _revalidate(held) -> str:
+    if held.etag or held.last_modified:
+        validator = f"If-None-Match: {held.etag}" if held.etag else f"If-Modified-Since: {held.last_modified}"
+        return f"revalidate with {validator}, which costs no body when nothing changed"
+    return "the server gave no validator (ETag, Last-Modified) to revalidate with; serve one"
+
+
+def _since(fetch, call) -> str:
+    """How long after the fetch held the card was asked for again ("900 ms later"), where the capture's
+    times tell."""
+    if fetch.started is None or call.started is None:
+        return ""
+    seconds = max(call.started - fetch.started, 0.0)
+    said = f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+    return f" {said} later"
+
+
+def _rebuilt(held, call, session) -> str:
+    """Whether the client used the card in between (an A2A call to its agent after the fetch held):
+    the card fetched again before the next call is what a client or agent object rebuilt per call
+    does (client libraries fetch the card when the object is made)."""
+    last = session.last_a2a(call.agent)
+    if last is None or not _after(last[0], held.fetch):
+        return ""
+    return (f"; {ref(last[0], call)} used the card in between: the client (or agent) object is rebuilt per call "
+            "(each new one fetches the card)")
+
+
+def _after(seen, earlier) -> bool:
+    """Whether an exchange came after another: by time where both tell, else by place in one file."""
+    if seen.started is not None and earlier.started is not None:
+        return seen.started > earlier.started
+    if seen.file == earlier.file and seen.label.isdigit() and earlier.label.isdigit():
+        return int(seen.label) > int(earlier.label)
+    return False

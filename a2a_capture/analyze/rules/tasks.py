@@ -17,6 +17,9 @@ def _state_word(state: str) -> str:
     return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
 
 
+#: the case of the terminal rules where the agent said the task had ended and the client had seen nothing of it
+_UNSEEN = ("unseen", "advice", "the agent refused it as already ended, but no earlier answer in the capture had "
+                               "shown the task end: nothing the client held predicted it")
 #: what a finding on a call on an ended task says: which exchange showed it ended, and in what state
 _POLLED = "{ref} had already shown task {task} {state}; a finished task does not change"
 _ENDED = "{ref} had already shown task {task} {state}"
@@ -96,6 +99,8 @@ rejected or already been canceled fails with TaskNotCancelableError (-32002)."""
     example="CancelTask after the task's stream ended with TASK_STATE_COMPLETED, or a second CancelTask",
     fix="Cancel only tasks you last saw submitted, working or interrupted; cancel once.",
     kind="redundant",
+    cases=(("held", "wasted", "an earlier answer had shown the task ended: the client held the answer"),
+           _UNSEEN),
 )
 def cancel_terminal(call, session):
     if call.operation != "CancelTask":
@@ -104,7 +109,8 @@ def cancel_terminal(call, session):
     if ended is not None:
         yield Hit(_already_ended(ended, call, _ENDED), [ended.call])
     elif call.error is not None and (call.error.name == "TaskNotCancelableError" or call.error.task_ended):
-        yield Hit(f"the agent answered {call.error.name}: task {call.task_id} had already ended")
+        yield Hit(f"the agent answered {call.error.name}: task {call.task_id} had already ended, which no earlier "
+                  "answer in the capture had shown", kind="advice")
 
 
 @rule(
@@ -120,6 +126,7 @@ UnsupportedOperationError. Follow-ups belong in a new task with the same `contex
     example="SendMessage with taskId of a canceled task",
     fix="Start a new task in the same contextId (omit taskId, keep contextId).",
     lenient="this agent took a message for a task that had ended; an agent that follows the spec refuses it",
+    more_cases=(_UNSEEN,),
 )
 def message_terminal(call, session):
     if call.operation not in ("SendMessage", "SendStreamingMessage") or call.task_id is None:
@@ -132,7 +139,8 @@ def message_terminal(call, session):
     if ended is not None and ended.call is not call:
         yield Hit(_already_ended(ended, call, _MESSAGED), [ended.call])
     elif call.error is not None and _refused_as_ended(call.error) and ended is None:
-        yield Hit(f"the agent refused a message to task {call.task_id}: it had already ended")
+        yield Hit(f"the agent refused a message to task {call.task_id}: it had already ended, which no earlier "
+                  "answer in the capture had shown", kind="advice")
 
 
 @rule(
@@ -147,6 +155,8 @@ UnsupportedOperationError. Re-subscribing after a normal terminal close is a was
     example="the stream ends with TASK_STATE_COMPLETED; then SubscribeToTask on that task",
     fix="Subscribe only to tasks that are still running; after a terminal event, stop.",
     kind="redundant",
+    cases=(("held", "wasted", "an earlier answer had shown the task ended: the client held the answer"),
+           _UNSEEN),
 )
 def subscribe_terminal(call, session):
     if call.operation != "SubscribeToTask":
@@ -158,7 +168,7 @@ def subscribe_terminal(call, session):
         held = session.held_card(call)
         if held is None or held.card.streaming or call.error.task_ended:
             yield Hit(f"the agent refused to subscribe to task {call.task_id} ({call.error.name}): it had already "
-                      "ended")
+                      "ended, which no earlier answer in the capture had shown", kind="advice")
 
 
 @rule(
@@ -201,27 +211,42 @@ def poll_while_push_or_stream(call, session):
     spec="§3.2.2",
     why="""
 `returnImmediately: true` makes SendMessage answer at once, so the client must then find out how
-the task ends. Polling GetTask to the end costs a round trip per look, where the default blocking
-SendMessage (one round trip) or SendStreamingMessage would have carried the result.""",
-    example="SendMessage {returnImmediately: true}; GetTask; GetTask -> TASK_STATE_COMPLETED (two wasted polls)",
-    fix="Leave returnImmediately off, stream, or register a push config.",
-    kind="redundant",
+the task ends: the spec makes polling its job, and each poll that brought a newer state did work.
+The loop still costs a round trip per look and learns of the end late, where the default blocking
+SendMessage (one round trip) or SendStreamingMessage would have carried the result as it came.
+Said once per task, at the poll that found it ended, with what the loop cost.""",
+    example="SendMessage {returnImmediately: true}; GetTask -> working; GetTask -> TASK_STATE_COMPLETED",
+    good="SendMessage (blocking) -> TASK_STATE_COMPLETED; or SendStreamingMessage to an agent with streaming",
+    fix="Leave returnImmediately off when the client waits for the result anyway; stream, or register a push "
+        "config, where the card offers them.",
+    kind="advice",
+    cases=(("loop", "advice", "always advice: the polls brought the task's news, which the client did not hold; "
+                              "the message says the round trips and seconds a blocking call or a stream would have "
+                              "saved (a poll after the end is poll-terminal's, wasted)"),),
 )
 def return_immediately_poll(call, session):
-    """Every poll of the loop is a round trip the blocking call would not have made."""
+    """Once per task, at the poll that found it ended: the loop's cost against a blocking call."""
     if call.operation != "GetTask" or call.task_id is None:
         return
     if session.ended(call.task_id) is not None:
         return  # the loop had already ended; poll-terminal says the rest
+    if not any(task == call.task_id and state in spec.TERMINAL_STATES for task, state in call.states):
+        return  # the loop goes on: said where it ends
     send = session.last_send(call.task_id, call.agent)
-    if send is None or send.inline_push:
+    if send is None or send.inline_push or not send.return_immediately:
         return
-    if send.return_immediately:
-        polls = session.poll_count(call.task_id) + 1
-        ended = any(task == call.task_id and state in spec.TERMINAL_STATES for task, state in call.states)
-        end = " and found it ended" if ended else ""
-        yield Hit(f"poll {polls} of task {call.task_id}{end}: {ref(send.call, call)} asked to return immediately, "
-                  "where a blocking SendMessage or a stream would have carried the result", [send.call])
+    polls = session.poll_count(call.task_id) + 1
+    span = ""
+    if send.call.started is not None and call.started is not None:
+        span = f" over {max(call.started + (call.duration or 0.0) - send.call.started, 0.0):.1f} s"
+    held = session.held_card(call)
+    offers = [name for name, on in (("a stream", held is not None and held.card.streaming),
+                                    ("a push config", held is not None and held.card.push_notifications)) if on]
+    alternative = f" (or {' or '.join(offers)}, which the card offers)" if offers else ""
+    saved = "1 round trip" if polls == 1 else f"{polls} round trips"
+    yield Hit(f"task {call.task_id} ended after {polls} GetTask poll{'s' if polls != 1 else ''}{span}: "
+              f"{ref(send.call, call)} asked to return immediately; a blocking SendMessage{alternative} would have "
+              f"carried the result as it came, saving {saved}", [send.call])
 
 
 @rule(
@@ -257,6 +282,11 @@ filters and a page token finds nothing new. A `pageSize` outside 1–100 is refu
     example='ListTasks -> nextPageToken: ""; then ListTasks with a pageToken',
     fix="Stop paging when nextPageToken is empty; keep pageSize within 1–100.",
     kind="redundant",
+    cases=(("past last", "wasted", "a page asked for after the last page (an empty nextPageToken): the client held "
+                                   "the answer"),
+           ("page size refused", "wasted", "a pageSize outside 1–100 that the agent refused, as the spec predicted"),
+           ("page size answered", "fragile", "a pageSize outside 1–100 that the agent answered anyway: it worked "
+                                             "because this agent is lenient")),
 )
 def list_past_last_page(call, session):
     if call.operation != "ListTasks":
@@ -309,6 +339,8 @@ one or both. A client that guesses wrong gets 405 and tries the other verb: a ro
 every subscription until it remembers the answer.""",
     example="POST /tasks/t1:subscribe -> 405; GET /tasks/t1:subscribe -> 200",
     fix="Remember which verb the agent took (or send the one its SDK expects) instead of probing each time.",
+    cases=(("refused", "wasted", "the agent answered 405 for the verb: the call could only fail, and the spec's proto "
+                                 "(or an earlier 405 for that verb) had said which verb it takes"),),
 )
 def subscribe_verb(call, session):
     if call.operation == "SubscribeToTask" and call.binding == "HTTP+JSON" and call.status == 405:
