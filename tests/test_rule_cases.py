@@ -7,7 +7,7 @@ import pytest
 
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.findings import RULES
-from tests.builders import card, error, fetch_card, message, rpc, write
+from tests.builders import block, card, error, fetch_card, http_request, http_response, message, rpc, write
 from tests.test_rules import CASES, DONE, SECURED, SEND, STREAMING, TENANT, WORKING
 
 
@@ -40,6 +40,8 @@ SAMPLES = {
         [fetch_card(1), rpc(2, "SendStreamingMessage", SEND, events=[{"task": DONE}])], "2"),
     ("card-path", "answered"): (
         [fetch_card(1, path="/.well-known/agent.json")], "1"),
+    ("card-path", "prefix"): (
+        [fetch_card(1), fetch_card(2, path="/a2a/jsonrpc/.well-known/agent-card.json", status=404)], "2"),
     ("card-refetch", "fresh"): (
         [timed(fetch_card(1, response_headers=["Cache-Control: max-age=60"]), "01.000000"),
          timed(fetch_card(2), "02.000000")], "2"),
@@ -162,3 +164,18 @@ def test_a_loop_that_has_not_ended_is_not_judged_yet(tmp_path):
     blocks = [fetch_card(1), rpc(2, "SendMessage", IMMEDIATE, result={"task": WORKING}),
               rpc(3, "GetTask", {"id": "t-1"}, result=WORKING)]
     assert ("3", "return-immediately-poll") not in _findings(tmp_path, *blocks)
+
+
+def test_a_prefixed_card_path_is_judged_by_the_root_card_held(tmp_path):
+    prefixed = "/a2a/jsonrpc/.well-known/agent-card.json"
+    missed = _findings(tmp_path, fetch_card(1), fetch_card(2, path=prefixed, status=404))[("2", "card-path")]
+    assert (missed.outcome, missed.related) == ("wasted", ["1"])
+    assert missed.message.startswith(f"card requested under a path prefix, at {prefixed} (answered 404), where "
+                                     "exchange 1 had found the card of this origin at /.well-known/agent-card.json")
+    not_a_card = block(2, "discover", http_request("GET", prefixed, []), http_response(200, "<html>no</html>",
+                                                                                       content_type="text/html"))
+    assert _findings(tmp_path, fetch_card(1), not_a_card)[("2", "card-path")].outcome == "wasted"
+    mounted = _findings(tmp_path, fetch_card(1), fetch_card(2, path="/a2a/.well-known/agent-card.json"))
+    assert ("2", "card-path") not in mounted  # the agent mounts a card under the prefix: fine
+    alone = _findings(tmp_path, fetch_card(1, path=prefixed, status=404))
+    assert ("1", "card-path") not in alone  # nothing held says the card is at the root

@@ -30,7 +30,7 @@ def _shortcuts_on(monkeypatch):
 MEMOIZED = sorted(rule_id for rule_id, rule in RULES.items() if rule.depends is not None)
 DEPENDS = {rule_id: RULES[rule_id].depends for rule_id in MEMOIZED}
 #: what the session answers from the held card, the call's address and the fronts it knows: the key's
-_KEYED_QUESTIONS = {"held_card", "interfaces_for", "interfaces_called", "declared_versions", "address_of",
+_KEYED_QUESTIONS = {"held_card", "root_card", "interfaces_for", "interfaces_called", "declared_versions", "address_of",
                     "origin_of", "origins_of", "fronts_learned", "fronts"}
 #: what a key may read for the fronts learned (their number: fronts are only ever added)
 _FRONTS = {"fronts_learned", "fronts"}
@@ -183,7 +183,8 @@ def test_the_interface_rules_and_the_card_rules_are_each_memoized_by_one_key():
                   "card-secret"}
     assert set(MEMOIZED) == interface_rules | card_rules
     assert {DEPENDS[rule_id] for rule_id in interface_rules} == {INTERFACE}
-    assert {DEPENDS[rule_id] for rule_id in card_rules} == {CARD_FETCH}
+    assert {DEPENDS[rule_id] for rule_id in card_rules - {"card-path"}} == {CARD_FETCH}
+    assert DEPENDS["card-path"] == (*CARD_FETCH, "root card")  # a card under a prefix: was the root's held?
 
 
 def test_a_memoized_rule_reads_nothing_outside_its_key(tmp_path, monkeypatch):

@@ -63,12 +63,20 @@ def _own_card(call, session) -> object:
     return Same(card)
 
 
+def _root_card(call, session) -> object:
+    """The card held from the call's origin at the root's well-known path, by identity (card-path: a card
+    asked for under a prefix when the root's was held)."""
+    held = session.root_card(call.agent)
+    return None if held is None else Same(held.card)
+
+
 #: the session's facts a rule may declare, each a function of the call and the session
 FACTS: dict[str, Callable[[Call, object], object]] = {
     "held card": _held_card,
     "fronts": _fronts,
     "credentials": _credentials,
     "own card": _own_card,
+    "root card": _root_card,
 }
 CALL_FIELDS = frozenset(f.name for f in fields(Call))
 #: the call's fields that hold lists: a key holds them as tuples

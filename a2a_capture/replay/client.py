@@ -41,6 +41,9 @@ TRANSPORT_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "c
                                "accept-encoding"})
 #: seconds between two asks of a task read that found the task behind the recording
 POLL_INTERVAL = 0.05
+#: a task read waiting for its recorded state asks at most so many more times, the pause doubling up to this
+WAIT_ASKS = 20
+WAIT_PAUSE_MAX = 1.0
 #: where the agents run now: NAME -> URL, or [NAME=]URL pairs as given (None: the next agent)
 Targets = Mapping[str, str] | Sequence[tuple[str | None, str]]
 
@@ -194,19 +197,34 @@ class _Session:
         return new
 
     def _until_recorded_state(self, old: Exchange, call, new: Exchange, *args) -> Exchange:
-        """A task read that found the task behind the recording asks again, within the bound."""
+        """A task read that found the task behind the recording asks again, within the bound: at most
+        WAIT_ASKS more times, each pause twice the last (up to WAIT_PAUSE_MAX), within --wait-for-state,
+        and never after an answer that is an error or no answer (the state will not come: asking again
+        gets the same answer). The note says whether the state was reached, and if not, why."""
         if call.operation not in spec.TASK_READS or self.options.wait_for_state <= 0:
             return new
         wanted = _progress(call.states)
         deadline = time.monotonic() + self.options.wait_for_state
-        asked = 0
-        while _behind(_progress(decode(new).states), wanted) and time.monotonic() < deadline:
-            time.sleep(POLL_INTERVAL)
+        asked, pause, answer = 0, POLL_INTERVAL, decode(new)
+        state = call.states[-1][1] if call.states else "the recorded state"
+        while _behind(_progress(answer.states), wanted):
+            why = _no_more(new, answer)
+            if why is None and asked >= WAIT_ASKS:
+                why = f"replay asks at most {WAIT_ASKS} more times"
+            if why is None and time.monotonic() + pause > deadline:
+                why = f"--wait-for-state's {self.options.wait_for_state:g} s ran out"
+            if why is not None:
+                more = f"replay asked {asked} more time{'s' if asked != 1 else ''}, and " if asked else ""
+                new.notes.append(f"{more}the task did not reach {state}, as recorded: {why}")
+                return new
+            time.sleep(pause)
+            pause = min(pause * 2, WAIT_PAUSE_MAX)
             new = self._once(old, *args)
+            answer = decode(new)
             asked += 1
         if asked:
-            state = call.states[-1][1] if call.states else "the recorded state"
-            new.notes.append(f"replay asked {asked} more times before the task reached {state}, as recorded")
+            new.notes.append(f"replay asked {asked} more time{'s' if asked != 1 else ''} before the task reached "
+                             f"{state}, as recorded")
         return new
 
     def _once(self, exchange: Exchange, base: str, target: str, headers, body: bytes, notes: list[str]) -> Exchange:
@@ -236,6 +254,17 @@ class _Session:
         meta = ExchangeMeta(start=format_time(started), end=format_time(ended), server=host)
         return Exchange(number=exchange.number, title=exchange.title, request=new_request, response=response,
                         notes=notes, meta=meta)
+
+
+def _no_more(new: Exchange, answer) -> str | None:
+    """Why asking again cannot bring the recorded state: the agent answered an error, or nothing."""
+    if new.response is None:
+        return "the agent did not answer"
+    if answer.error is not None:
+        return f"the agent answered {answer.error.name or 'an error'}, and would answer it again"
+    if new.response.status >= 400:
+        return f"the agent answered HTTP {new.response.status}"
+    return None
 
 
 def _sets_push_config(call) -> bool:

@@ -726,10 +726,25 @@ def _most_serious(findings: list[FindingView]) -> FindingView | None:
     return min(findings, key=lambda f: (not f.new, _SEVERITY_ORDER[f.severity], -(f.cost or 0.0)), default=None)
 
 
+#: the capabilities a card may declare, as the report names them
+_CAPABILITIES = (("streaming", "streaming"), ("push notifications", "pushNotifications"),
+                 ("extended card", "extendedAgentCard"))
+
+
+def _capability(card: Card, name: str, capability: str) -> str:
+    """What the card declares of a capability: true, false (as it wrote it), or nothing, which the spec
+    reads as false (the AgentCapabilities fields are optional booleans)."""
+    stated = card.stated.get(capability)
+    if stated is None:
+        return f"{name}: not declared (read as false)"
+    if card.capability(capability):
+        return f"{name}: true"
+    value = stated.rpartition(": ")[2]
+    return f"{name}: false" if value == "false" else f"{name}: {value} (read as false)"
+
+
 def _agent_view(card: Card, origin: str, place: str) -> AgentView:
-    capabilities = [name for name, on in (("streaming", card.streaming), ("push notifications",
-                                                                         card.push_notifications),
-                                          ("extended card", card.extended_card)) if on]
+    capabilities = [_capability(card, name, capability) for name, capability in _CAPABILITIES]
     security = [f"{scheme.name} ({scheme.kind}{' ' + scheme.scheme if scheme.scheme else ''})"
                 for scheme in card.security_schemes]
     if card.requires_auth:
@@ -737,7 +752,7 @@ def _agent_view(card: Card, origin: str, place: str) -> AgentView:
     return AgentView(
         name=card.name or origin, origin=origin,
         interfaces=[f"{i.binding} {i.version or ''} {i.url}".replace("  ", " ") for i in card.interfaces],
-        capabilities=capabilities or ["none declared"], skills=[skill.name or skill.id for skill in card.skills],
+        capabilities=capabilities, skills=[skill.name or skill.id for skill in card.skills],
         security=security or ["none"], anchor=place,
     )
 

@@ -11,7 +11,6 @@ from a2a_capture.analyze.session import asked_with
 @rule(
     id="card-path",
     on=("card",),
-    depends=CARD_FETCH,
     severity="warning",
     title="Card requested at the wrong path",
     spec="§8.2",
@@ -20,17 +19,40 @@ A2A 0.3 and 1.0 agents serve their card at `/.well-known/agent-card.json`. A req
 `/.well-known/agent.json` (the 0.2 path), `/.well-known/agent-card` or any other guess costs a
 round trip that usually ends in 404, and then a second request at the right path. A card of 0.2
 or before (no `protocolVersion`) answered at `/.well-known/agent.json` is not flagged: that was
-its path.""",
-    example="GET /.well-known/agent.json HTTP/1.1  ->  404, then GET /.well-known/agent-card.json",
-    fix="Request `/.well-known/agent-card.json` first, and only that.",
+its path. An agent may mount its card under a path prefix (`/a2a/.well-known/agent-card.json`):
+a card found there is fine; one asked for under a prefix and not found there (a client given an
+interface URL, `/a2a/jsonrpc`, as its agent's address looks for the card under it), where the
+origin's card had been found at the root, is this rule's.""",
+    example="GET /.well-known/agent.json HTTP/1.1  ->  404, then GET /.well-known/agent-card.json; "
+            "GET /.well-known/agent-card.json -> 200, then GET /a2a/jsonrpc/.well-known/agent-card.json -> 404",
+    good="GET /.well-known/agent-card.json -> 200; or GET /a2a/.well-known/agent-card.json -> 200 where the "
+         "agent mounts its card under /a2a",
+    fix="Request `/.well-known/agent-card.json` at the agent's origin (its base URL, not an interface URL), "
+        "and only that.",
     lenient="this agent also serves its card at this path; an agent that follows 0.3 or 1.0 answers 404",
+    depends=(*CARD_FETCH, "root card"),
+    more_cases=(("prefix", "wasted", "a card asked for under a path prefix and not found there (404, or an "
+                                     "answer that is not a card) where the origin's card at the root was held"),),
 )
 def card_path(call, session):
-    if call.kind != "card" or call.path.rstrip("/").endswith(spec.CARD_PATH):
+    if call.kind != "card":
         return
-    if call.path.rstrip("/").endswith(spec.LEGACY_EXTENDED_CARD_PATH):
+    path = call.path.rstrip("/")
+    if path.endswith(spec.CARD_PATH):
+        if path == spec.CARD_PATH or call.card is not None:
+            return  # at the root, or served under its prefix: where the agent mounts it
+        root = session.root_card(call.agent)
+        if root is None:
+            return  # nothing yet says the card is at the root
+        outcome = (f"answered {call.status}" if call.status and call.status >= 300
+                   else "answered with no card" if call.status else "unanswered")
+        yield Hit(f"card requested under a path prefix, at {call.path} ({outcome}), where {ref(root.fetch, call)} "
+                  f"had found the card of this origin at {spec.CARD_PATH}; ask the agent's base URL, not an "
+                  "interface URL, for its card", [root.fetch], kind="redundant")
+        return
+    if path.endswith(spec.LEGACY_EXTENDED_CARD_PATH):
         return  # the 0.2 extended card route, judged by the capability rules
-    if call.card is not None and call.card.before_0_3 and call.path.rstrip("/").endswith(spec.CARD_PATH_0_2):
+    if call.card is not None and call.card.before_0_3 and path.endswith(spec.CARD_PATH_0_2):
         return  # the agent's card is of 0.2 or before, whose path this is: the client asked where it should
     outcome = f"answered {call.status}" if call.status else "unanswered"
     right = session.card_at_right_path(call.agent)
