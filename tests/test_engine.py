@@ -170,7 +170,8 @@ def test_calls_waiting_to_be_learned_keep_no_bodies_and_are_bounded(tmp_path, mo
               _timed(rpc(4, "GetTask", {"id": "t-1"}, result=DONE), 0.0, 0.8)]
     analyzer = Analyzer()
     analyzer.start_file(str(write(tmp_path, *blocks)))
-    found = [[f.rule for f in analyzer.feed(exchange)] for exchange in read_capture(tmp_path / "case.http").exchanges]
+    found = [[f.rule for f in analyzer.feed(exchange) if f.rule != "card-not-fetched"]  # the fetch was in flight
+             for exchange in read_capture(tmp_path / "case.http").exchanges]
     assert found[:3] == [[], [], []]
     assert "poll-terminal" in found[3]  # the send was learned once a call waited after it
     waiting = [call for _, _, call in analyzer._pending]

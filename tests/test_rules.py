@@ -36,8 +36,46 @@ V03 = card(supportedInterfaces=[{"url": f"{ORIGIN}/rpc", "protocolBinding": "JSO
 DONE = task("t-1", "TASK_STATE_COMPLETED")
 WORKING = task("t-1", "TASK_STATE_WORKING")
 
+INPUT = task("t-1", "TASK_STATE_INPUT_REQUIRED")
+REPEATED = {**DONE, "status": {"state": "TASK_STATE_COMPLETED", "message": {
+    "messageId": "r-1", "role": "ROLE_AGENT", "parts": [{"text": "42"}]}},
+    "artifacts": [{"artifactId": "a-1", "name": "answer", "parts": [{"text": "42"}]}]}
+
+
+def _at(text: str, second: float, port: int | None = None) -> str:
+    """A block recorded at a time (seconds after 07:40:00, ending 0.1 s later) from a client port."""
+    header, rest = text.split("\n", 1)
+    client = f"#@ client: 127.0.0.1:{port}\n" if port else ""
+    return (f"{header}\n#@ start: 2026-11-30T07:40:{second:09.6f}Z\n#@ end: 2026-11-30T07:40:{second + 0.1:09.6f}Z\n"
+            f"{client}{rest}")
+
+
 # rule -> (blocks where it fires, the exchange it fires on, blocks of a near miss)
 CASES = {
+    "input-required-abandoned": (
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": INPUT}),
+         rpc(3, "SendMessage", {"message": message("main", message_id="m-2")},
+             result={"task": task("t-2", "TASK_STATE_COMPLETED")})], "3",
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": INPUT}),
+         rpc(3, "SendMessage", {"message": {**message("main", task_id="t-1", message_id="m-2"), "contextId": "ctx-1"}},
+             result={"task": DONE})],
+    ),
+    "connection-per-request": (
+        [_at(fetch_card(1), 1.0, 40001), _at(rpc(2, "SendMessage", SEND, result={"task": DONE}), 2.0, 40002),
+         _at(rpc(3, "SendMessage", {"message": message(message_id="m-2")}, result={"task": DONE}), 3.0, 40003)], "3",
+        [_at(fetch_card(1), 1.0, 40001), _at(rpc(2, "SendMessage", SEND, result={"task": DONE}), 2.0, 40001),
+         _at(rpc(3, "SendMessage", {"message": message(message_id="m-2")}, result={"task": DONE}), 3.0, 40001)],
+    ),
+    "card-not-fetched": (
+        [_at(rpc(1, "SendMessage", SEND, result={"task": DONE}), 1.0),
+         _at(rpc(2, "SendMessage", {"message": message(message_id="m-2")}, result={"task": DONE}), 2.0)], "1",
+        [_at(fetch_card(1), 1.0), _at(rpc(2, "SendMessage", SEND, result={"task": DONE}), 2.0)],
+    ),
+    "answer-repeated": (
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": REPEATED})], "2",
+        [fetch_card(1), rpc(2, "SendMessage", SEND, result={"task": {**REPEATED, "status": {
+            "state": "TASK_STATE_COMPLETED"}}})],
+    ),
     "card-path": (
         [fetch_card(1, path="/.well-known/agent.json", status=404), fetch_card(2)], "1",
         [fetch_card(1)],

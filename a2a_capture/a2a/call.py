@@ -88,6 +88,8 @@ class Call:
     last_page: bool = False
     started: float | None = None  # seconds since the epoch, where recorded
     duration: float | None = None
+    #: the client's address (host:port) as the recorder saw it, where recorded: its port tells connections apart
+    client: str | None = None
     notes: list[str] = field(default_factory=list)
     headers: list[tuple[str, str]] = field(default_factory=list)
     response_headers: list[tuple[str, str]] = field(default_factory=list)

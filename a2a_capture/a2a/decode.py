@@ -63,6 +63,7 @@ def _read(call, exchange: Exchange) -> None:
     call.agent, call.upstream = origins(scheme, netloc, sent.get("host"), meta.server, tls)
     if meta.start:
         call.started, call.duration = meta.times()
+    call.client = meta.client
     encoding = sent.get("content-encoding")
     call.request_json, call.request_json_error = json_of(decode_content(request.body, encoding)
                                                        if encoding else request.body)

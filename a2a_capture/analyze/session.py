@@ -20,6 +20,8 @@ from a2a_capture.a2a.decode import Call
 
 #: routes whose interfaces a session remembers at most (a session has a few; hostile input, any number)
 _MAX_ROUTES = 1024
+#: client addresses a session remembers per agent at most (a client opens a few; hostile input, any number)
+_MAX_CLIENTS = 1024
 _MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)")
 #: the recorder's note on a card it pointed at its listener (docs/capture-format.md)
 _REWROTE = re.compile(r"a2a-capture rewrote the card's interface (\S+) to (\S+) ")
@@ -136,6 +138,39 @@ class TaskPolls:
         self.agents: dict[str | None, Polls] = {}
 
 
+class Connections:
+    """The requests to one agent and the client addresses (connections) they came from."""
+
+    __slots__ = ("first", "known", "needless", "open_until", "ports", "requests", "reused")
+
+    def __init__(self, first: Seen) -> None:
+        self.first = first  # the first request
+        self.requests = 0
+        self.known: set[str] = set()  # the client addresses seen (at most _MAX_CLIENTS)
+        self.ports: list[str] = []  # the first few, for a message
+        #: a connection was used for a second request: the client keeps its connections
+        self.reused = False
+        #: requests on a new connection that started after every earlier one had ended
+        self.needless = 0
+        self.open_until: float | None = None  # when the latest-ending request so far ended
+
+    def add(self, call: Call) -> None:
+        client = call.client
+        if self.requests:
+            if client in self.known:
+                self.reused = True
+            elif call.started is None or self.open_until is None or call.started >= self.open_until:
+                self.needless += 1
+        self.requests += 1
+        if len(self.known) < _MAX_CLIENTS:
+            self.known.add(client)
+        if len(self.ports) < 4:
+            self.ports.append(client)
+        if call.started is not None:
+            ended = call.started + (call.duration or 0.0)
+            self.open_until = ended if self.open_until is None else max(self.open_until, ended)
+
+
 class Send(NamedTuple):
     """The latest SendMessage on a task, and how it asked to be answered (fixed once made)."""
 
@@ -183,6 +218,8 @@ class Knowledge(Protocol):
     def list_page(self, call: Call) -> tuple[Seen, bool] | None: ...
     def refused_verb(self, agent: str | None, method: str) -> Seen | None: ...
     def last_a2a(self, agent: str | None) -> tuple[Seen, str | None] | None: ...
+    def connections(self, agent: str | None) -> Connections | None: ...
+    def card_asked(self, agent: str | None) -> Seen | None: ...
 
 
 @dataclass
@@ -212,6 +249,10 @@ class Session:
     list_pages: dict[tuple[str | None, tuple], tuple[Seen, bool]] = field(default_factory=dict)
     refused_verbs: dict[tuple[str | None, str], Seen] = field(default_factory=dict)
     last_a2a_calls: dict[str | None, tuple[Seen, str | None]] = field(default_factory=dict)
+    #: agent -> the requests to it and the connections they came on (calls whose client address is recorded)
+    agent_connections: dict[str, Connections] = field(default_factory=dict)
+    #: agent -> its latest card fetch, whatever it got
+    card_asks: dict[str | None, Seen] = field(default_factory=dict)
     _order: int = 0
     #: the call ``held_card`` last answered, and its answer (forgotten when a call is learned)
     _memo_call: Call | None = None
@@ -422,6 +463,14 @@ class Session:
         """The latest A2A call to the agent, and its task."""
         return self.last_a2a_calls.get(agent)
 
+    def connections(self, agent: str | None) -> Connections | None:
+        """The requests to the agent so far and the connections they came on, where recorded."""
+        return self.agent_connections.get(agent) if agent else None
+
+    def card_asked(self, agent: str | None) -> Seen | None:
+        """The latest card fetch from the agent, whatever it got."""
+        return self.card_asks.get(agent)
+
     # -- learning from a call -------------------------------------------------------------------
 
     def apply(self, call: Call) -> None:
@@ -474,6 +523,13 @@ class Session:
             self.sent_messages.setdefault((self.agent_key(call), call.message_id), record)
         if call.is_a2a:
             self.last_a2a_calls[agent] = (record, call.task_id)
+        elif kind == "card":
+            self.card_asks[agent] = record
+        if call.client is not None and agent is not None and kind != "webhook":
+            connections = self.agent_connections.get(agent)
+            if connections is None:
+                connections = self.agent_connections[agent] = Connections(record)
+            connections.add(call)
 
     def _learn_fronts(self, call: Call) -> None:
         if call.agent is None or call.kind == "webhook":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.depends import CARD_FETCH
 from a2a_capture.analyze.findings import Hit, ref, rule
+from a2a_capture.analyze.libraries import library_fix
 from a2a_capture.analyze.session import asked_with
 
 
@@ -128,17 +129,18 @@ def card_refetch(call, session):
                       "If-None-Match / If-Modified-Since", [held.fetch])
         else:  # no max-age to go stale by: keep it, and revalidate only to look for a change
             yield Hit(f"{what} fetched again{since}, unconditionally, although {ref(held.fetch, call)} gave "
-                      f"{validator} and set no max-age{rebuilt}; {_keep(rebuilt)}, and revalidate with If-None-Match / "
-                      "If-Modified-Since only to look for a change",
+                      f"{validator} and set no max-age{rebuilt}; {_keep(rebuilt, call)}, and revalidate with "
+                      "If-None-Match / If-Modified-Since only to look for a change",
                       [held.fetch])
     elif fresh is None and not conditional and held.max_age is None and not held.no_cache:
         yield Hit(f"{what} fetched again{since} although {ref(held.fetch, call)} had already fetched it and the "
-                  f"server set no expiry{rebuilt}; {_keep(rebuilt)}",
+                  f"server set no expiry{rebuilt}; {_keep(rebuilt, call)}",
                   [held.fetch])
 
 
-def _keep(rebuilt: str) -> str:
-    return "build it once and reuse it" if rebuilt else "keep the card and reuse the client (or agent) object"
+def _keep(rebuilt: str, call) -> str:
+    keep = "build it once and reuse it" if rebuilt else "keep the card and reuse the client (or agent) object"
+    return keep + library_fix(call, "card-refetch")
 
 
 def _revalidate(held) -> str:

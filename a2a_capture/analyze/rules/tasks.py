@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.findings import Hit, ref, rule
+from a2a_capture.analyze.libraries import library_fix
 from a2a_capture.analyze.session import view_of
 
 
@@ -246,7 +247,8 @@ def return_immediately_poll(call, session):
     saved = "1 round trip" if polls == 1 else f"{polls} round trips"
     yield Hit(f"task {call.task_id} ended after {polls} GetTask poll{'s' if polls != 1 else ''}{span}: "
               f"{ref(send.call, call)} asked to return immediately; a blocking SendMessage{alternative} would have "
-              f"carried the result as it came, saving {saved}", [send.call])
+              f"carried the result as it came, saving {saved}{library_fix(call, 'return-immediately-poll')}",
+              [send.call])
 
 
 @rule(
