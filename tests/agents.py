@@ -116,13 +116,18 @@ def agent_card(name: str, base: str, *, streaming: bool, push: bool, bearer: boo
 def build_app(name: str, port: int, *, streaming: bool = True, push: bool = False, bearer: bool = False,
               public_base: str | None = None, step: float = 0.02, push_proxy: str | None = None,
               skill_modes: bool = False, card_path: str = "/.well-known/agent-card.json", extended: bool = False,
-              gzip: bool = False) -> Starlette:
+              gzip: bool = False, v03: bool = False) -> Starlette:
     """The agent as an ASGI app. ``public_base`` is the URL its card advertises; webhooks go
     through ``push_proxy`` when it is given (so a recorder sees them). ``card_path`` is where
     the card is served (older agents use /.well-known/agent.json); ``extended`` serves an
-    extended card too; ``gzip`` compresses answers for clients that accept it."""
+    extended card too; ``gzip`` compresses answers for clients that accept it; ``v03`` declares a 0.3
+    JSON-RPC interface on the same path too (a2a-sdk's 0.3 compatibility: a hybrid card, 0.3 names
+    taken), for clients built on a2a-sdk 0.3."""
     base = public_base or f"http://{HOST}:{port}"
     card = agent_card(name, base, streaming=streaming, push=push, bearer=bearer, skill_modes=skill_modes)
+    if v03:
+        card.supported_interfaces.append(AgentInterface(url=f"{base}/a2a/jsonrpc", protocol_binding="JSONRPC",
+                                                        protocol_version="0.3"))
     extended_card = None
     if extended:
         card.capabilities.extended_agent_card = True
@@ -140,7 +145,8 @@ def build_app(name: str, port: int, *, streaming: bool = True, push: bool = Fals
         push_sender=BasePushNotificationSender(httpx.AsyncClient(proxy=push_proxy), push_store,
                                                push_url_validator=_allow_any) if push else None,
     )
-    routes = [*create_agent_card_routes(card, card_url=card_path), *create_jsonrpc_routes(handler, "/a2a/jsonrpc"),
+    routes = [*create_agent_card_routes(card, card_url=card_path),
+              *create_jsonrpc_routes(handler, "/a2a/jsonrpc", enable_v0_3_compat=v03),
               *create_rest_routes(handler, path_prefix="/a2a/rest")]
     middleware = [Middleware(GZipMiddleware, minimum_size=64)] if gzip else []
     return Starlette(routes=routes, middleware=middleware)
