@@ -10,6 +10,7 @@ expected finding, and each session asserts the exact set of (exchange, rule, out
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from a2a_capture.analyze.engine import analyze
@@ -83,3 +84,34 @@ def test_agent_framework_a2a_agent(tmp_path, stack):  # noqa: F811
         in loop.message
     guessed = next(f for f in analysis.findings if f.rule == "card-not-fetched")
     assert "A2AAgent(agent_card=" in guessed.message
+
+
+def test_google_adk_remote_a2a_agent_and_to_a2a(tmp_path, stack):  # noqa: F811
+    """ADK's RemoteA2aAgent through ADK's runner (a RemoteA2aAgent made per request, as ADK's samples do),
+    to the two a2a-sdk agents and to ADK's own to_a2a server (a rule-based BaseAgent, no model); then a
+    blocking SendMessage to the to_a2a server by hand, whose answer says its result twice."""
+    name = stack("google_adk")
+    output = tmp_path / "adk.http"
+    with agent("runner", streaming=True, push=False) as runner, agent("plain", streaming=False, push=False) as plain, \
+            stacks.agent(name, adk_port := free_port()) as adk, \
+            Recorder(output, [(runner, first := free_port()), (plain, second := free_port()),
+                              (adk, third := free_port())]):
+        printed = stacks.client(name, *(f"http://127.0.0.1:{port}" for port in (first, second, third)))
+        send = {"jsonrpc": "2.0", "id": 9, "method": "SendMessage", "params": {"message": {
+            "messageId": "m-9", "role": "ROLE_USER", "parts": [{"text": "hello"}]}}}
+        httpx.post(f"http://127.0.0.1:{third}/", json=send, headers={"A2A-Version": "1.0"}, timeout=30)
+    assert adk_port and printed["answers"][2] >= 1
+    analysis = analyze([output])
+    assert _outcomes(analysis) == {
+        # 1 card, 2 stream; 3: the second RemoteA2aAgent fetched the same card (same ETag, no max-age) after 2
+        # used it: redundant, wasted; its message says the agent object is rebuilt per call
+        (3, "card-refetch", "wasted"),
+        # 4 stream; 5-6 the plain agent's card and a blocking SendMessage; 7-8 the to_a2a card and a stream
+        # (its frames say HELLO twice, in a status message and an artifact: streams are not read);
+        # 9: the blocking SendMessage's task keeps the status message in its history, repeating the
+        # artifact: advice for the agent
+        (9, "answer-repeated", "advice"),
+    }
+    refetch = next(f for f in analysis.findings if f.rule == "card-refetch")
+    assert "the client (or agent) object is rebuilt per call" in refetch.message
+    assert analysis.summary.wasted_round_trips == 1

@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 NAMES = ("a2a_sdk_02", "a2a_sdk_03", "fasta2a", "python_a2a", "a2a_js", "nodus_a2a_wire", "pya2a", "strands",
-         "agent_framework")
+         "agent_framework", "google_adk")
 
 
 class StackUnavailable(RuntimeError):

@@ -131,7 +131,9 @@ def _task_of(body):
     why="""
 A task's result belongs in its artifacts; its status message says how it stands. An agent that
 puts the same text in both (a status message that repeats the artifact) sends every answer twice
-over the wire, and a client that shows both shows it twice. Advice for the agent.""",
+over the wire, and a client that shows both shows it twice (a finished task keeps its status
+message in its history: the same there). Read of JSON answers; a stream's frames are not read.
+Advice for the agent.""",
     example='{"status": {"message": {"parts": [{"text": "42"}]}}, "artifacts": [{"parts": [{"text": "42"}]}]}',
     good='{"status": {"state": "TASK_STATE_COMPLETED"}, "artifacts": [{"parts": [{"text": "42"}]}]}',
     fix="(The agent's) keep the result in the artifact; leave the status message out, or say only how the task "
@@ -142,14 +144,23 @@ def answer_repeated(call, session):
     task = _task_of(call.response_json)
     if task is None:
         return
+    said = {}  # text -> where the agent said it, besides the artifacts
     message = task["status"].get("message")
-    said = _texts(message.get("parts")) if isinstance(message, dict) else ""
+    if isinstance(message, dict) and _texts(message.get("parts")):
+        said[_texts(message.get("parts"))] = "the status message"
+    for entry in task.get("history") or ():  # a finished task's status message is kept in its history
+        if isinstance(entry, dict) and entry.get("role") in _AGENT_ROLES and _texts(entry.get("parts")):
+            said.setdefault(_texts(entry.get("parts")), "an agent message in the history")
     if not said:
         return
     for artifact in task.get("artifacts") or ():
-        if isinstance(artifact, dict) and _texts(artifact.get("parts")) == said:
+        text = _texts(artifact.get("parts")) if isinstance(artifact, dict) else ""
+        if text in said:
             name = artifact.get("name") or artifact.get("artifactId") or "an artifact"
-            yield Hit(f"task {task.get('id')} says its result twice: the status message repeats {name} "
-                      f"({len(said.encode())} bytes twice)")
+            yield Hit(f"task {task.get('id')} says its result twice: {said[text]} repeats artifact {name} "
+                      f"({len(text.encode())} bytes twice)")
             return
 
+
+#: how a message's role names the agent (1.0, then 0.3)
+_AGENT_ROLES = frozenset({"ROLE_AGENT", "agent"})
