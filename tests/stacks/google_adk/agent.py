@@ -12,10 +12,10 @@ import argparse
 from collections.abc import AsyncGenerator
 
 import uvicorn
+from google.adk.a2a.utils.agent_to_a2a import to_a2a
 from google.adk.agents import BaseAgent
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.events import Event
-from google.adk.a2a.utils.agent_to_a2a import to_a2a
 from google.genai import types
 
 
