@@ -58,13 +58,13 @@ def test_plain_http_to_a_remote_host_is_still_insecure(tmp_path):
 
 def test_a_har_url_gives_its_scheme(tmp_path):
     entries = []
-    for method, path, body, answer in (("GET", "/.well-known/agent-card.json", None, SECURE_CARD),
-                                       ("POST", "/rpc", SEND, DONE)):
+    for method, path, body, answer, at in (("GET", "/.well-known/agent-card.json", None, SECURE_CARD, "00.000"),
+                                           ("POST", "/rpc", SEND, DONE, "00.010")):  # the card came first
         request = {"method": method, "url": f"https://{SECURE}{path}", "httpVersion": "HTTP/1.1",
                    "headers": [{"name": "A2A-Version", "value": "1.0"}]}
         if body is not None:
             request["postData"] = {"mimeType": "application/json", "text": json.dumps(body)}
-        entries.append({"startedDateTime": "2026-01-01T00:00:00.000Z", "time": 5, "request": request,
+        entries.append({"startedDateTime": f"2026-01-01T00:00:{at}Z", "time": 5, "request": request,
                         "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
                                      "headers": [{"name": "Content-Type", "value": "application/json"}],
                                      "content": {"mimeType": "application/json", "text": json.dumps(answer)}}})
