@@ -138,8 +138,11 @@ def diff_command(old, new, keys, redact):
 @main.command("check")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @session_options()
-@click.option("--baseline", "baseline_path", required=True, type=click.Path(dir_okay=False),
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False),
               help="The accepted findings (JSON); missing means none are accepted.")
+@click.option("--nearest-baseline", is_flag=True,
+              help="Each path against the a2a-baseline.json (or --baseline's file name) in its folder or the "
+                   "closest one above it in the repository: for pre-commit hooks, given files from anywhere.")
 @click.option("--update-baseline", is_flag=True, help="Accept the current findings: write them to the baseline.")
 @click.option("--fail-on", type=FAIL_ON, default="warning", show_default=True,
               help="Only findings at least this severe can fail the check.")
@@ -147,10 +150,19 @@ def diff_command(old, new, keys, redact):
               help="Pass a capture with no exchange (by default an error, exit 2).")
 @redact_option(help="Mask the secrets the redaction policy finds in what the new findings quote; --no-redact "
                     "shows them as the capture holds them.")
-def check_command(paths, baseline_path, update_baseline, fail_on, allow_empty, sessions, redact):
+def check_command(paths, baseline_path, nearest_baseline, update_baseline, fail_on, allow_empty, sessions, redact):
     """The CI gate: analyze PATHS (files, or folders of .http files) and fail on new findings."""
+    import os
+
     from a2a_capture.analyze import config as settings
     from a2a_capture.replay import gate
 
-    verdict(gate.check(paths, baseline_path, update=update_baseline, fail_on=fail_on, config=settings.load(),
-                       allow_empty=allow_empty, redact=redact, **sessions))
+    if not baseline_path and not nearest_baseline:
+        raise click.UsageError("give --baseline FILE, or --nearest-baseline")
+    options = {"fail_on": fail_on, "config": settings.load(), "allow_empty": allow_empty, "redact": redact,
+               **sessions}
+    if nearest_baseline:
+        if update_baseline:
+            raise click.UsageError("--update-baseline writes one baseline: give it with --baseline FILE")
+        verdict(gate.check_nearest(paths, os.path.basename(baseline_path or "a2a-baseline.json"), **options))
+    verdict(gate.check(paths, baseline_path, update=update_baseline, **options))

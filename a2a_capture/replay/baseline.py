@@ -15,6 +15,8 @@ from a2a_capture.analyze.findings import Finding
 from a2a_capture.errors import A2ACaptureError, write_text
 
 VERSION = 1
+#: the file name `check --nearest-baseline` looks for
+NAME = "a2a-baseline.json"
 
 
 class BaselineError(A2ACaptureError):
@@ -24,6 +26,23 @@ class BaselineError(A2ACaptureError):
 def key(finding: Finding, with_file: bool = True) -> tuple[str, str, str, str]:
     return (finding.rule, finding.operation or "-", finding.agent_name or finding.agent or "-",
             os.path.basename(finding.file) if with_file else "-")
+
+
+def nearest(capture: str, name: str = NAME) -> str:
+    """The baseline called ``name`` in the capture's folder or the closest folder above it, up to
+    the repository's top (the folder holding .git); none there: ``name`` in the current folder.
+
+    A pre-commit hook is given changed files from anywhere in a repository; each is judged
+    by the baseline kept beside the captures it belongs to (captures/a2a-baseline.json)."""
+    folder = os.path.dirname(os.path.abspath(capture))
+    while True:
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate):
+            return os.path.relpath(candidate) if not os.path.isabs(capture) else candidate
+        parent = os.path.dirname(folder)
+        if parent == folder or os.path.exists(os.path.join(folder, ".git")):
+            return name
+        folder = parent
 
 
 def load(path: str) -> Counter:
@@ -39,8 +58,9 @@ def load(path: str) -> Counter:
                             "write one with --update-baseline") from None
 
 
-def dump(findings: list[Finding], path: str) -> None:
-    counts = Counter(key(f) for f in findings)
+def dump(findings: list[Finding], path: str, keep: Counter | None = None) -> None:
+    """Write the findings as accepted, with the entries ``keep`` holds (other captures' ones)."""
+    counts = Counter(key(f) for f in findings) + (keep or Counter())
     items = [{"rule": rule, "operation": operation, "agent": agent, "file": file, "count": count}
              for (rule, operation, agent, file), count in sorted(counts.items())]
     write_text(path, json.dumps({"version": VERSION, "tool": "a2a-capture", "findings": items}, indent=2) + "\n")

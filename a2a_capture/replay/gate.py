@@ -72,13 +72,18 @@ def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "wa
 
     ``sessions`` says how the files form sessions and where they run (see batch.analysis)."""
     from a2a_capture.batch.analysis import analyze_many
+    from a2a_capture.batch.sessions import group
     from a2a_capture.errors import require_exchanges
 
     analysis = analyze_many(paths, config, **sessions)
     require_exchanges(analysis, paths, allow_empty)
     findings = [f for f in analysis.findings if at_or_above(f, fail_on)]
+    # a hook checks the changed files only: what the baseline says of the others stands
+    checked = {os.path.basename(file) for session in group(paths, sessions.get("grouping", "all"))
+               for file in session}
     if update:
-        baseline.dump(findings, baseline_path)
+        others = Counter({k: n for k, n in baseline.load(baseline_path).items() if k[3] not in checked})
+        baseline.dump(findings, baseline_path, keep=others)
         return Verdict([f"accepted {len(findings)} findings into {baseline_path}"])
     judged = baseline.judge(findings, baseline.load(baseline_path))
     verdict = Verdict(ok=judged.ok)
@@ -89,12 +94,27 @@ def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "wa
         new = list(map(Masker.for_files(capture_files(paths)).finding, new))
     verdict.lines += [machine.line(f, judged=False) for f in new]
     verdict.lines += [f"fixed: {rule} ({operation} on {agent} in {file}) no longer occurs"
-                      for rule, operation, agent, file in judged.gone]
+                      for rule, operation, agent, file in judged.gone if file in checked]
     if judged.ok:  # the count as the summary has it, of the severities checked
-        checked = sum(count for level, count in analysis.summary.findings_by_severity.items()
+        counted = sum(count for level, count in analysis.summary.findings_by_severity.items()
                       if machine.at_or_above_severity(Severity(level), fail_on))
-        verdict.lines.append(f"check passed: {checked} findings, all in {baseline_path}")
+        verdict.lines.append(f"check passed: {counted} findings, all in {baseline_path}")
     else:
         verdict.lines.append(f"check failed: {len(judged.new)} new finding(s). Fix them, or accept them with:\n"
                              f"  a2a-capture check {' '.join(paths)} --baseline {baseline_path} --update-baseline")
+    return verdict
+
+
+def check_nearest(paths, name: str = baseline.NAME, **options) -> Verdict:
+    """``check`` of each path against the baseline called ``name`` nearest to it (baseline.nearest),
+    the paths that share one checked together: a hook's changed files, from any folder."""
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        inside = os.path.join(path, name) if os.path.isdir(path) else path
+        groups.setdefault(baseline.nearest(inside, name), []).append(path)
+    verdict = Verdict()
+    for baseline_path, group_paths in groups.items():
+        part = check(group_paths, baseline_path, **options)
+        verdict.lines += part.lines
+        verdict.ok = verdict.ok and part.ok
     return verdict
