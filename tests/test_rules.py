@@ -346,3 +346,23 @@ def test_several_agents_on_one_host_each_keep_their_own_card(tmp_path):
     assert sorted((f.exchange, f.rule, tuple(f.related)) for f in findings) == [
         ("4", "capability-streaming", ("2",)), ("5", "card-refetch", ("1",))]
     assert next(f for f in findings if f.rule == "capability-streaming").agent_name == "b"
+
+
+@pytest.mark.parametrize("closing", [("HTTP/1.1 200 OK\n", "HTTP/1.1 200 OK\nConnection: close\n"),
+                                     ("HTTP/1.1 200 OK\n", "HTTP/1.0 200 OK\n")], ids=["close", "http10"])
+def test_a_new_connection_the_agent_forced_is_not_the_clients_habit(tmp_path, closing):
+    """An agent that ends each connection (`Connection: close`, or HTTP/1.0 as Python's http.server
+    answers) leaves the client no connection to reuse: the same ports are no finding."""
+    blocks = [block.replace(*closing) for block in CASES["connection-per-request"][0]]
+    assert all(closing[1] in block for block in blocks)
+    findings = analyze([write(tmp_path, *blocks)]).findings
+    assert [f.exchange for f in findings if f.rule == "connection-per-request"] == []
+
+
+def test_a_client_that_asked_for_the_card_and_got_none_did_fetch(tmp_path):
+    """The ask that failed is judged on its own (a wrong path: card-path); card-not-fetched is for a
+    client that never asked."""
+    blocks = [_at(fetch_card(1, path="/.well-known/agent.json", status=404), 1.0),
+              _at(rpc(2, "SendMessage", SEND, result={"task": DONE}), 2.0)]
+    rules = [(f.exchange, f.rule) for f in analyze([write(tmp_path, *blocks)]).findings]
+    assert ("2", "card-not-fetched") not in rules and ("1", "card-path") in rules, rules

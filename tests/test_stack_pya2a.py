@@ -39,13 +39,15 @@ def test_pya2a_client_and_mistakes_on_a_pya2a_agent(tmp_path, stack):
                 "id": "t-1", "sessionId": "s-1", "message": more}))
     assert result == {"task": "t-1", "answers": ["TaskStatusUpdateEvent", "TaskArtifactUpdateEvent",
                                                  "TaskStatusUpdateEvent", "completed", "completed", -32002, "pya2a"]}
-    statuses = [int(line.split()[1]) for line in output.read_text().splitlines() if line.startswith("HTTP/1.1 ")]
+    statuses = [int(line.split()[1]) for line in output.read_text().splitlines()
+                if line.startswith(("HTTP/1.1 ", "HTTP/1.0 "))]
     assert statuses == [200, 200, 200, 200, 200, 200, 404, 400, 400, 200, 200, 200, 200], statuses
     assert restart.json()["result"]["status"]["state"] == "completed"  # t-1 restarted: its message appended, done again
     # 2 and 4: text parts to a card whose input modes are ["text"]: accepted, no input-mode finding
     assert_triples("pya2a", triples(output, wasted=7, fragile=1), {
         (1, "card-schema", False),             # a 0.1 card: its skill has no tags, which 0.2 requires (advice)
         (6, "card-schema", False),
+        (3, "connection-per-request", False),  # its client opens a connection per call (1-6: six ports)
         (3, "poll-terminal", True),            # the stream had shown t-1 completed
         (5, "cancel-terminal", True),          # tasks/send had answered t-2 completed (the agent: -32002)
         (6, "card-refetch", True),             # a second resolver, and the server set no expiry
@@ -74,6 +76,7 @@ def test_pya2a_client_on_an_sdk03_agent(tmp_path, stack):
     assert_triples("pya2a-on-sdk03", triples(output, wasted=5, fragile=1), {
         (1, "card-path", False),               # 0.3 serves agent.json too: it worked
         (2, "method-version-mismatch", True),  # tasks/sendSubscribe: 0.3 calls it message/stream
+        (3, "connection-per-request", False),  # as on its own agent
         (3, "task-unknown", True),             # the stream never made t-1
         (4, "method-version-mismatch", True),  # tasks/send: 0.3 calls it message/send
         (5, "task-unknown", True),
@@ -99,4 +102,5 @@ def test_pya2a_over_https_through_the_forward_proxy(tmp_path, stack):
     assert f"https://127.0.0.1:{port}/" in output.read_text()  # the card, as the client read it
     assert_triples("pya2a-https", triples(output, wasted=3, fragile=0), {
         (1, "card-schema", False), (3, "poll-terminal", True), (5, "cancel-terminal", True),
+        (3, "connection-per-request", False),  # a TLS handshake, too, before each of its calls
         (6, "card-refetch", True), (6, "card-schema", False)})

@@ -93,6 +93,9 @@ class Call:
     notes: list[str] = field(default_factory=list)
     headers: list[tuple[str, str]] = field(default_factory=list)
     response_headers: list[tuple[str, str]] = field(default_factory=list)
+    #: the agent's answer ended its connection (`Connection: close`, or HTTP/1.0 without keep-alive): the
+    #: client's next request needs a new one
+    closed_by_agent: bool = False
 
     def header(self, name: str) -> str | None:
         wanted = name.lower()

@@ -44,6 +44,12 @@ def decode(exchange: Exchange, file: str = "") -> Call:
     return call
 
 
+def closes_connection(http_version: str, connection: str | None) -> bool:
+    """Whether an answer ends its connection (RFC 9112 §9.3): `close` in HTTP/1.1, no `keep-alive` in 1.0."""
+    options = {option.strip().lower() for option in (connection or "").split(",")}
+    return "close" in options or (http_version == "1.0" and "keep-alive" not in options)
+
+
 def _read(call, exchange: Exchange) -> None:
     request, response = exchange.request, exchange.response
     scheme, netloc, path, query = split_target(request.target)
@@ -57,6 +63,7 @@ def _read(call, exchange: Exchange) -> None:
     call.notes = notes = [*exchange.notes, *exchange.response_notes, *exchange.trailing_notes]
     call.headers = list(request.headers)
     call.response_headers = list(response.headers) if response is not None else []
+    call.closed_by_agent = response is not None and closes_connection(response.http_version, answer.get("connection"))
     meta = exchange.meta
     tls = next((match.group(1).lower() for note in notes if (match := TLS_NOTE.match(note))),
                None) if notes else None

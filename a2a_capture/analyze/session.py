@@ -141,7 +141,7 @@ class TaskPolls:
 class Connections:
     """The requests to one agent and the client addresses (connections) they came from."""
 
-    __slots__ = ("first", "known", "needless", "open_until", "ports", "requests", "reused")
+    __slots__ = ("closed", "first", "known", "needless", "open_until", "ports", "requests", "reused")
 
     def __init__(self, first: Seen) -> None:
         self.first = first  # the first request
@@ -153,19 +153,22 @@ class Connections:
         #: requests on a new connection that started after every earlier one had ended
         self.needless = 0
         self.open_until: float | None = None  # when the latest-ending request so far ended
+        self.closed = False  # the agent ended the connection of the latest request: a new one was needed
 
     def add(self, call: Call) -> None:
         client = call.client
         if self.requests:
             if client in self.known:
                 self.reused = True
-            elif call.started is None or self.open_until is None or call.started >= self.open_until:
+            elif not self.closed and (call.started is None or self.open_until is None
+                                      or call.started >= self.open_until):
                 self.needless += 1
         self.requests += 1
         if len(self.known) < _MAX_CLIENTS:
             self.known.add(client)
         if len(self.ports) < 4:
             self.ports.append(client)
+        self.closed = call.closed_by_agent
         if call.started is not None:
             ended = call.started + (call.duration or 0.0)
             self.open_until = ended if self.open_until is None else max(self.open_until, ended)

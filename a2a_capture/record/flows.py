@@ -321,7 +321,7 @@ def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start:
     if response.timestamp_end and flow.error is None and _ended_by_close(flow.request.method, response, headers):
         notes.append(recorder_notes.BODY_UNTIL_CLOSE)  # which side closed: the capture writes exact lengths
     result = Response(status=response.status_code, reason=response.reason or "", headers=headers, body=body,
-                      http_version="1.1",
+                      http_version="1.0" if response.http_version == "HTTP/1.0" else "1.1",
                       event_times=times if grpc_answer or _content_type(headers) == "text/event-stream" else [])
     if grpc_answer:
         result.http_version = "2"

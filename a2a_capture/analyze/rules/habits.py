@@ -88,7 +88,8 @@ The card says where the agent takes calls (its interfaces), what it offers (stre
 notifications, an extended card) and which credentials it needs. A client that never fetched it
 guesses all of that: a stream to an agent that does not stream, a URL that is not an interface.
 Client libraries built from a URL alone do this. Said once per agent, at its first call, and only
-of recorded exchanges (with times): a hand-written capture is an excerpt and may leave the fetch out.""",
+of recorded exchanges (with times): a hand-written capture is an excerpt and may leave the fetch out.
+A client that asked for the card and got none is not this habit: its ask is judged on its own.""",
     example="POST /a2a/jsonrpc SendMessage to an agent, with no GET /.well-known/agent-card.json in the session",
     good="GET /.well-known/agent-card.json, then SendMessage to the interface the card declares",
     fix="Fetch the agent's card first (once), and call the interface and capabilities it declares.",
@@ -99,11 +100,10 @@ def card_not_fetched(call, session):
         return
     if session.last_a2a(call.agent) is not None:
         return  # said at the agent's first call
-    asked = session.card_asked(call.agent)
-    tried = f" (it asked in {ref(asked, call)}, and got none)" if asked is not None else ""
+    if session.card_asked(call.agent) is not None:
+        return  # it asked and got none: that ask is judged on its own (card-path), not this habit
     yield Hit(f"{call.operation or call.method} to {call.agent}, whose card the client had not fetched in this "
-              f"session{tried}: it guesses the agent's interface and capabilities"
-              f"{library_fix(call, 'card-not-fetched')}", [asked] if asked is not None else [])
+              f"session: it guesses the agent's interface and capabilities{library_fix(call, 'card-not-fetched')}")
 
 
 def _texts(parts) -> str:
