@@ -103,13 +103,21 @@ def _key(token: bytes) -> str:
         return token.decode("utf-8", "replace").strip('"')
 
 
+#: a member name longer than this is cut in a path: the error stays one short line
+LONGEST_NAME = 40
+
+
 def _path(stack: list[list]) -> str:
     parts = ["$"]
     for bracket, member in stack:
         if bracket == 0x5B:
             parts.append(f"[{member}]")
         elif member is not None:
-            parts.append(f".{member}" if str(member).isidentifier() else f"[{json.dumps(member)}]")
+            name = str(member)
+            if len(name) > LONGEST_NAME:
+                parts.append(f'[{json.dumps(name[:LONGEST_NAME])[:-1]}…"]')
+            else:
+                parts.append(f".{name}" if name.isidentifier() else f"[{json.dumps(name)}]")
     return "".join(parts)
 
 

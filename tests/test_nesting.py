@@ -86,3 +86,10 @@ def test_a_deep_flow_file_is_one_line_naming_where(tmp_path):
 def test_an_error_message_stays_on_one_line():
     text = escape_line_breaks("found 1\x0b178 bytes\u2028and\nmore")
     assert text.splitlines() == [r"found 1\x0b178 bytes\u2028and\x0amore"]
+
+
+def test_a_long_member_name_is_cut_in_the_path():
+    data = b'{"' + b"9" * 5000 + b'": ' + b"[" * 200 + b"]" * 200 + b"}"
+    with pytest.raises(nesting.TooDeep) as raised:
+        nesting.check_json(data)
+    assert str(raised.value) == f'$["{"9" * 40}…"][0][0][0][0]…[0][0]: nested deeper than 100 levels'

@@ -14,7 +14,7 @@ import json
 import re
 import string
 from datetime import UTC, datetime, timedelta
-from urllib.parse import quote, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from pydantic import ValidationError
 
@@ -328,13 +328,26 @@ def _end(entry: dict) -> str | None:
 # -- capture to HAR ----------------------------------------------------------------------------------
 
 
+#: the one page a session's entries belong to: viewers (Chrome DevTools among them) group entries by page
+PAGE = "page_1"
+
+
 def capture_to_har(capture: Capture) -> bytes:
     entries = [_entry(exchange) for exchange in capture.exchanges]
     har = {"log": {"version": "1.2", "creator": {"name": "a2a-capture", "version": __version__},
-                   "entries": entries, "_a2aNotes": capture.notes, "_a2aMeta": capture.meta}}
+                   "pages": [_page(entries)], "entries": entries,
+                   "_a2aNotes": capture.notes, "_a2aMeta": capture.meta}}
     # bytes that were not UTF-8 are kept as surrogates (\udcXX), which can stand only inside JSON
     # strings: written backslash-escaped they are JSON escapes, and read back as the same bytes
     return json.dumps(har, indent=2, ensure_ascii=False).encode("utf-8", "backslashreplace")
+
+
+def _page(entries: list[dict]) -> dict:
+    """The session as HAR's page: it starts with its first entry; no page load happened (-1)."""
+    hosts = list(dict.fromkeys(urlsplit(e["request"]["url"]).netloc for e in entries if not e["_a2aWebhook"]))
+    started = min((e["startedDateTime"] for e in entries), default="1970-01-01T00:00:00Z")
+    return {"startedDateTime": started, "id": PAGE, "title": "A2A traffic to " + (", ".join(hosts) or "no agent"),
+            "pageTimings": {"onContentLoad": -1, "onLoad": -1}}
 
 
 def _entry(exchange: Exchange) -> dict:
@@ -343,16 +356,19 @@ def _entry(exchange: Exchange) -> dict:
     started = meta.started_at or datetime(1970, 1, 1, tzinfo=UTC)
     total = meta.duration * 1000 if meta.duration is not None else -1
     entry = {
+        "pageref": PAGE,
         "startedDateTime": started.isoformat().replace("+00:00", "Z"),
         "time": total,
         "request": {
             "method": request.method, "url": url, "httpVersion": f"HTTP/{request.http_version}",
             "cookies": [], "headers": [{"name": n, "value": v} for n, v in request.headers],
-            "queryString": [], "headersSize": -1, "bodySize": len(request.body),
+            "queryString": [{"name": n, "value": v} for n, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)],
+            "headersSize": -1, "bodySize": len(request.body),
         },
         "response": _har_response(response),
         "cache": {},
         "timings": {"send": 0, "wait": max(total, 0), "receive": 0},
+        "_resourceType": "fetch",  # DevTools' Fetch/XHR: what a client's calls are
         "_a2aNumber": exchange.number, "_a2aWebhook": exchange.webhook, "_a2aTitle": exchange.title,
         "_a2aNotes": exchange.notes, "_a2aResponseNotes": exchange.response_notes,
         "_a2aTrailingNotes": exchange.trailing_notes,
