@@ -57,7 +57,8 @@ def test_the_same_option_has_the_same_type_everywhere():
             assert param.secondary_opts == ["--no-redact"], command
     assert seen == kinds.keys()
     assert {c for c, p in _options() if "--redact" in p.opts} == {
-        "analyze", "check", "convert", "diff", "export", "record", "replay", "report", "serve", "show", "tidy", "view"}
+        "analyze", "check", "convert", "diff", "export", "otel", "record", "replay", "report", "serve", "show", "tidy",
+        "view"}
 
 
 @pytest.mark.parametrize("command, option", [("record", "--listen"), ("record", "--proxy"), ("serve", "--listen"),

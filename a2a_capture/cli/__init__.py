@@ -4,6 +4,7 @@ from a2a_capture.cli import (  # noqa: F401  (registers)
     analyze,
     convert,
     export,
+    otel,
     record,
     replay,
     report,
