@@ -207,6 +207,24 @@ def test_the_page_lists_filters_and_moves_by_keyboard(browser):
             assert all(url.startswith(base) for url in opened.requests), opened.requests  # nothing leaves
 
 
+def test_the_pages_counts_are_the_summarys_and_a_failed_call_never_worked(browser, tmp_path):
+    """The page's own count of round trips (it counts the rows it shows) says what the summary says, on
+    a session of several findings an exchange where a lenient call then failed for another reason."""
+    from tests.test_counts import several_findings_an_exchange
+
+    path = str(several_findings_an_exchange(tmp_path))
+    analysis = analyze([path])
+    summary, failed = analysis.summary, sum(call.error is not None for call in analysis.calls)
+    with view(path) as (base, token):
+        page = _open(browser, f"{base}/?token={token}")
+        page.wait_for_function("() => document.querySelector('#summary').textContent.includes(' findings')")
+        said = page.text_content("#summary")
+    assert said == (f"{summary.exchanges} exchanges: {summary.wasted_round_trips} wasted round trips, "
+                    f"{summary.fragile_round_trips} that worked only because the agent was lenient, "
+                    f"{failed} failed calls, {summary.findings} findings"), said
+    assert not page.problems, page.problems
+
+
 def test_the_page_works_at_phone_width_in_dark_mode(browser):
     with view(*CAPTURES) as (base, token):
         page = _open(browser, f"{base}/?token={token}", width=390, scheme="dark")

@@ -209,14 +209,14 @@ class ViewApp:
 
 #: the row as the page gets it: a list in this order (a 100,000-row session is many megabytes less)
 COLUMNS = ("index", "file", "label", "number", "title", "webhook", "started", "duration", "agent", "origin",
-           "operation", "method", "target", "task", "context", "status", "outcome", "failed", "frames", "card",
-           "findings")
+           "operation", "method", "target", "task", "context", "status", "outcome", "failed", "worked", "frames",
+           "card", "findings")
 
 
 def _compact(row: Row) -> list:
     return [row.index, row.file, row.label, row.number, row.title, row.webhook, row.started, row.duration,
             row.agent, row.origin, row.operation, row.method, row.target, row.task, row.context, row.status,
-            row.outcome, row.failed, row.frames, row.card,
+            row.outcome, row.failed, row.worked, row.frames, row.card,
             [[f.rule, f.severity, f.outcome, f.title, f.message, list(f.related), f.cost] for f in row.findings]]
 
 

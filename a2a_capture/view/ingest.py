@@ -83,8 +83,8 @@ class Feeder:
                    operation=call.operation or (call.kind if call.kind in ("card", "webhook") else ""),
                    method=exchange.request.method, target=self._text(call.path or exchange.request.target),
                    task=call.task_id or "", context=call.context_id or "", status=facts.status,
-                   outcome=self._text(outcome(facts)), failed=facts.failed, frames=facts.events, card=card,
-                   states=tuple(facts.states))
+                   outcome=self._text(outcome(facts)), failed=facts.failed, worked=call.ok, frames=facts.events,
+                   card=card, states=tuple(facts.states))
 
 
 def feed_files(feeder: Feeder) -> None:

@@ -53,6 +53,7 @@ class Row:
     status: int | None
     outcome: str  # the error's name, the last task state, "card of X", or the status
     failed: bool
+    worked: bool  # Call.ok: only a call that worked counts among those that worked by leniency
     frames: int
     card: int | None = None  # into ViewState.cards: the card the client held when it made the call
     #: (task, state, seconds since the epoch or None) as the exchange showed them: the task timelines' marks

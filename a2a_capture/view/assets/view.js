@@ -139,7 +139,7 @@
       const found = rows[i][C.findings];
       findings += found.length;
       if (found.some((x) => x[2] === "wasted")) wasted++;
-      else if (found.some((x) => x[2] === "fragile")) fragile++;
+      else if (rows[i][C.worked] && found.some((x) => x[2] === "fragile")) fragile++;  // a failed call worked for nothing
       if (rows[i][C.failed]) failed++;
     }
     const filtered = Object.values(f).some(Boolean) ? ` (filtered from ${rows.length})` : "";
