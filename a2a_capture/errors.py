@@ -135,6 +135,13 @@ class EmptyCaptureError(A2ACaptureError):
                          f"is expected")
 
 
+def no_exchange(paths, then: str) -> str:
+    """What every command says of captures with no exchange, in one line, whatever it was asked
+    (``then``: what it did of nothing, such as "nothing was checked")."""
+    return (f"no exchange in {', '.join(map(str, paths))}: nothing was recorded (the client may have bypassed "
+            f"the recorder); {then}")
+
+
 def require_exchanges(analysis, paths, allow_empty: bool = False) -> None:
     """Refuse to gate on nothing: an analysis of no exchange is an error unless allowed."""
     if not allow_empty and analysis.summary.exchanges == 0:

@@ -36,6 +36,11 @@ def capture(path: str | os.PathLike) -> Capture:
     return load(os.fspath(path), kind)
 
 
+def holds_exchange(path: str | os.PathLike) -> bool:
+    """Whether the capture holds an exchange, read up to its first one."""
+    return next(iter(exchanges(path)), None) is not None
+
+
 def capture_chunks(path: str | os.PathLike, masker=None) -> Iterator[bytes]:
     """The capture written back out a block at a time, never held whole (a converted HAR or
     flow file is, by its converter); ``masker`` (report.mask.Masker) masks each block's secrets."""

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from a2a_capture.cli.base import USAGE_ERROR, main, show_error
+from a2a_capture.cli.base import USAGE_ERROR, main, show_error, warn_if_empty
 from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
 from a2a_capture.cli.types import FAIL_ON, Format
@@ -70,6 +70,7 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
             writer.flush()
         if not unreadable:
             require_exchanges(analysis, files, allow_empty)
+            warn_if_empty(files, analysis.summary.exchanges, "nothing was checked")  # --allow-empty, --fail-on never
         writer.end(analysis)
     if output and output_format != "text":
         click.echo(machine.summary_lines(analysis)[-1], err=True)

@@ -79,9 +79,26 @@ def show_error(message: str) -> None:
     click.echo(f"a2a-capture: error: {escape_line_breaks(message)}", err=True)
 
 
+def show_warning(message: str) -> None:
+    """A word the user must not miss that is not an error (the exit status stays), as one line on stderr."""
+    click.echo(f"a2a-capture: warning: {escape_line_breaks(message)}", err=True)
+
+
+def warn_if_empty(paths, exchanges: int, then: str) -> bool:
+    """Say so in one line when ``paths`` held no exchange (every command does); True when it did."""
+    if exchanges:
+        return False
+    from a2a_capture.errors import no_exchange
+
+    show_warning(no_exchange(paths, then))
+    return True
+
+
 def verdict(verdict) -> None:
     for line in verdict.lines:
         click.echo(line)
+    for warning in verdict.warnings:
+        show_warning(warning)
     sys.exit(0 if verdict.ok else 1)
 
 

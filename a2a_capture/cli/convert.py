@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from a2a_capture.cli.base import main
+from a2a_capture.cli.base import main, warn_if_empty
 from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.types import CONVERT_ALIASES, Aliased
 
@@ -33,4 +33,5 @@ def convert_command(source, output, source_kind, target_kind, redact):
     from a2a_capture.convert import convert
 
     capture = convert(source, output, source_kind, target_kind, redact=redact)
-    click.echo(f"wrote {len(capture.exchanges)} exchanges to {output}", err=True)
+    if not warn_if_empty([source], len(capture.exchanges), f"wrote {output} of none"):
+        click.echo(f"wrote {len(capture.exchanges)} exchanges to {output}", err=True)

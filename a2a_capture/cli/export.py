@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from a2a_capture.cli.base import main
+from a2a_capture.cli.base import main, warn_if_empty
 from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
 
@@ -27,5 +27,7 @@ def export_command(paths, output, sessions, redact):
     from a2a_capture.batch.export import export
 
     done = export(paths, output, settings.load(), redact=redact, **sessions)
+    if done.sessions and warn_if_empty(paths, done.exchanges, f"exported {done.sessions} sessions of none to {output}"):
+        return
     click.echo(f"exported {done.sessions} new sessions ({done.exchanges} exchanges, {done.findings} findings) "
                f"to {output}; {done.known} already there", err=True)

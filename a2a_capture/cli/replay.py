@@ -10,6 +10,7 @@ from a2a_capture.cli.base import main, verdict
 from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
 from a2a_capture.cli.types import FAIL_ON, SECONDS, SPEED, URL, HostPort, Named, Setting
+from a2a_capture.errors import A2ACaptureError, no_exchange
 
 
 @main.command("replay")
@@ -59,6 +60,8 @@ def replay_command(file, targets, secrets, speed, delay, wait_for_state, wait_fo
     from a2a_capture.replay import client, diff, preflight
 
     old = sources.capture(file)
+    if not old.exchanges:  # as serve: nothing to send is a mistake, not a clean run
+        raise A2ACaptureError(no_exchange([file], "nothing to replay"))
     if output:
         preflight.check_writable(output)
     options = client.Options(speed=speed if delay else 0.0, wait_for_state=wait_for_state,

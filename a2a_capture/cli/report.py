@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from a2a_capture.cli.base import main
+from a2a_capture.cli.base import main, warn_if_empty
 from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
 from a2a_capture.cli.types import Format
@@ -74,4 +74,5 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
                               groups=grouped)
     kind = "summary" if summary else "listings" if listings else {"markdown": "md"}.get(output_format, "html")
     render.write(model, kind, output, templates)
-    click.echo(f"wrote {output}: {model.shown} exchanges, {len(model.findings)} findings", err=True)
+    if not warn_if_empty(files, model.summary["exchanges"], f"wrote {output} of none"):
+        click.echo(f"wrote {output}: {model.shown} exchanges, {len(model.findings)} findings", err=True)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from a2a_capture.cli.base import main
+from a2a_capture.cli.base import main, warn_if_empty
 from a2a_capture.cli.options import policy_options
 
 
@@ -38,4 +38,7 @@ def scan_command(files):
                    f"{'s' if len(places) != 1 else ''}; mask them with `a2a-capture convert IN -o OUT.http`",
                    err=True)
         sys.exit(1)
-    click.echo(f"no secrets found in {len(files)} file{'s' if len(files) != 1 else ''}", err=True)
+    from a2a_capture.sources import holds_exchange
+
+    if not warn_if_empty(files, sum(map(holds_exchange, files)), "nothing to scan"):
+        click.echo(f"no secrets found in {len(files)} file{'s' if len(files) != 1 else ''}", err=True)

@@ -9,7 +9,7 @@ import sys
 import click
 
 from a2a_capture import show, sources
-from a2a_capture.cli.base import main
+from a2a_capture.cli.base import main, warn_if_empty
 from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.types import Format
 from a2a_capture.errors import valid_utf8
@@ -44,9 +44,20 @@ def show_command(files: tuple[str, ...], output_format: str, redact: bool, colou
         for path in files:
             for chunk in sources.capture_chunks(path, masker(path)):
                 out.write(chunk)
+        out.flush()
+        warn_if_empty(files, sum(map(sources.holds_exchange, files)), "nothing to show")
         return
     if output_format == "json":  # written as the rows are read, a few hundred at a time
-        rows = (row for path in files for row in show.iter_rows(path, masker(path)))
+        shown = 0
+
+        def counted():
+            nonlocal shown
+            for path in files:
+                for row in show.iter_rows(path, masker(path)):
+                    shown += 1
+                    yield row
+
+        rows = counted()
         pieces: list[str] = []
         for piece in show.json_rows(rows):
             pieces.append(piece)
@@ -54,13 +65,18 @@ def show_command(files: tuple[str, ...], output_format: str, redact: bool, colou
                 click.echo(valid_utf8("".join(pieces)), nl=False)
                 pieces.clear()
         click.echo(valid_utf8("".join(pieces)))
+        warn_if_empty(files, shown, "nothing to show")
         return
     width, tinted = _width(), _coloured(colour)
+    shown = 0
     for index, path in enumerate(files):
-        table = show.text_table(show.rows(path, masker(path)), width, tinted)  # one file at a time: columns line up
+        listed = show.rows(path, masker(path))
+        shown += len(listed)
+        table = show.text_table(listed, width, tinted)  # one file at a time: columns line up
         if len(files) > 1:
             click.echo(("\n" if index else "") + f"{path}")
         click.echo(table, color=tinted)
+    warn_if_empty(files, shown, "nothing to show")
 
 
 def _width() -> int | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from a2a_capture.cli.base import main
+from a2a_capture.cli.base import main, warn_if_empty
 from a2a_capture.cli.options import redact_option
 
 
@@ -26,4 +26,5 @@ def tidy_command(files, output, names, redact):
 
     refuse_repeats(list(files))
     capture = tidy.write(list(files), output, names=names, show_secrets=not redact)
-    click.echo(f"wrote {output}: {len(capture.exchanges)} exchanges", err=True)
+    if not warn_if_empty(files, len(capture.exchanges), f"wrote {output} of none"):
+        click.echo(f"wrote {output}: {len(capture.exchanges)} exchanges", err=True)

@@ -7,7 +7,7 @@ import webbrowser
 
 import click
 
-from a2a_capture.cli.base import main, show_error
+from a2a_capture.cli.base import main, show_error, warn_if_empty
 from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.types import HostPort, Named
 
@@ -37,7 +37,7 @@ def view_command(files, listen, open_browser, redact) -> None:
         raise click.UsageError(f"--listen takes HOST:PORT here (one page for all FILES), not {name}=…")
     view = View([os.fspath(f) for f in files], listen.host, listen.port, redact=redact, config=settings.load())
     view.bind()
-    view.read_files(on_error=show_error)
+    view.read_files(on_error=show_error, on_empty=lambda: warn_if_empty(files, 0, "the page lists none"))
     click.echo(f"a2a-capture view: open {view.url} (stop with Ctrl-C)", err=True)
     if open_browser:
         webbrowser.open(view.url)

@@ -10,7 +10,7 @@ from a2a_capture import sources
 from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.findings import Severity
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import A2ACaptureError, no_exchange
 from a2a_capture.replay import baseline, diff
 from a2a_capture.replay.masking import VOLATILE_KEYS
 from a2a_capture.report import machine
@@ -21,6 +21,8 @@ from a2a_capture.report.machine import at_or_above
 class Verdict:
     lines: list[str] = field(default_factory=list)
     ok: bool = True
+    #: said on stderr whatever the verdict: what it rests on held no exchange (errors.no_exchange)
+    warnings: list[str] = field(default_factory=list)
 
 
 def capture_files(paths) -> list[str]:
@@ -50,6 +52,9 @@ def compare_sessions(old: str, new: str, extra_keys=(), *, redact: bool = True) 
         sides = [side.model_copy(update={"exchanges": [masker.exchange(e) for e in side.exchanges]})
                  for side, masker in zip(sides, maskers, strict=True)]
         mask = maskers[1].text
+    empty = list(dict.fromkeys(path for path, side in zip((old, new), sides, strict=True) if not side.exchanges))
+    if empty:
+        verdict.warnings.append(no_exchange(empty, "nothing to compare"))
     changes = diff.compare(*sides, VOLATILE_KEYS | set(extra_keys))
     verdict.lines += [change.line() for change in changes]
     accepted = Counter(baseline.key(f, with_file=False) for f in analyze([old]).findings)
@@ -77,6 +82,7 @@ def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "wa
 
     analysis = analyze_many(paths, config, **sessions)
     require_exchanges(analysis, paths, allow_empty)
+    warnings = [] if analysis.summary.exchanges else [no_exchange(paths, "nothing was checked")]
     findings = [f for f in analysis.findings if at_or_above(f, fail_on)]
     # a hook checks the changed files only: what the baseline says of the others stands
     checked = {os.path.basename(file) for session in group(paths, sessions.get("grouping", "all"))
@@ -84,9 +90,9 @@ def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "wa
     if update:
         others = Counter({k: n for k, n in baseline.load(baseline_path).items() if k[3] not in checked})
         baseline.dump(findings, baseline_path, keep=others)
-        return Verdict([f"accepted {len(findings)} findings into {baseline_path}"])
+        return Verdict([f"accepted {len(findings)} findings into {baseline_path}"], warnings=warnings)
     judged = baseline.judge(findings, baseline.load(baseline_path))
-    verdict = Verdict(ok=judged.ok)
+    verdict = Verdict(ok=judged.ok, warnings=warnings)
     new = judged.new
     if redact:  # what a finding quotes comes from the raw capture
         from a2a_capture.report.mask import Masker
@@ -116,5 +122,6 @@ def check_nearest(paths, name: str = baseline.NAME, **options) -> Verdict:
     for baseline_path, group_paths in groups.items():
         part = check(group_paths, baseline_path, **options)
         verdict.lines += part.lines
+        verdict.warnings += part.warnings
         verdict.ok = verdict.ok and part.ok
     return verdict

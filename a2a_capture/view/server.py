@@ -71,8 +71,10 @@ class View:
         self._server = uvicorn.Server(config)
         self._server.run(sockets=[self._socket])
 
-    def read_files(self, on_error: Callable[[str], None]) -> threading.Thread:
-        """Feed every file in a thread, so the page opens while a big session is still being read."""
+    def read_files(self, on_error: Callable[[str], None],
+                   on_empty: Callable[[], None] | None = None) -> threading.Thread:
+        """Feed every file in a thread, so the page opens while a big session is still being read;
+        ``on_empty`` once they are read, if they held no exchange."""
 
         def read() -> None:
             try:
@@ -80,6 +82,9 @@ class View:
             except A2ACaptureError as error:
                 on_error(str(error))
                 self.state.done = True
+                return
+            if on_empty is not None and not self.state.rows:
+                on_empty()
 
         thread = threading.Thread(target=read, name="a2a-capture view reader", daemon=True)
         thread.start()
