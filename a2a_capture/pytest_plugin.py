@@ -77,6 +77,25 @@ class RecordedSession:
         assert not found, "wasted round trips:\n" + "\n".join(
             f"  exchange {f.exchange}: {f.severity.value} {f.rule} {f.message}" for f in found)
 
+    def assert_no_new_findings(self, baseline: str | Path | None = None, at_least: str = "warning") -> None:
+        """No finding the baseline has not accepted; by default the a2a-baseline.json nearest to the
+        capture (its folder or one above it; none: every finding is new). The failure lists them."""
+        from a2a_capture.replay import baseline as baselines
+        from a2a_capture.report import machine
+        from a2a_capture.report.mask import Masker
+
+        where = str(baseline) if baseline else baselines.nearest(str(self.kept), baselines.NAME)
+        judged = baselines.judge(self.findings(at_least), baselines.load(where))
+        if judged.new:
+            masker = Masker.for_files([self.path])
+            lines = [machine.line(masker.finding(f), judged=False) for f in judged.new]
+            raise AssertionError(f"{len(lines)} new finding(s), not in {where}:\n" + "\n".join(lines))
+
+    @property
+    def kept(self) -> Path:
+        """The capture that stands for this session: where its findings are accepted from."""
+        return self.path
+
     def assert_operations(self, expected: list[str]) -> None:
         actual = self.operations()
         assert actual == list(expected), f"operations were {actual}, expected {list(expected)}"
@@ -123,3 +142,125 @@ def a2a_replay():
         return ReplayResult(capture=new, changes=diff.compare(old, new))
 
     return run
+
+
+# -- @pytest.mark.a2a_capture (a2a_capture/pytest_capture.py has the modes) ------------------------------
+
+_PASSED = pytest.StashKey[bool]()
+_BLOCK = pytest.StashKey[object]()
+
+
+class CapturedSession(RecordedSession):
+    """A marked test's session: recorded in front of the agents, or of mocks answering from ``stored``."""
+
+    def __init__(self, path: Path, agents: list[str], redact: bool, stored: Path, mode: str, replaying: bool):
+        super().__init__(path, agents, redact)
+        self.stored, self.mode, self.replaying = stored, mode, replaying
+
+    @property
+    def kept(self) -> Path:
+        return self.stored
+
+
+def pytest_addoption(parser):
+    parser.getgroup("a2a-capture").addoption(
+        "--a2a-record-mode", choices=("none", "once", "new_episodes", "all"), default="none",
+        help="@pytest.mark.a2a_capture tests: none (answer from tests/captures/..., no network), once (record "
+             "what has no capture), new_episodes (record; write when a call is new), all (record again).")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "a2a_capture(*agents, redact=True): record the test's A2A traffic with the agents (URLs, or "
+                   "names of fixtures giving URLs) into captures/<module>/<test>.http beside it; the "
+                   "a2a_capture fixture gives the URLs to call (--a2a-record-mode says what is recorded)")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call":
+        item.stash[_PASSED] = report.passed
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A connection `none` mode blocked fails the test with its message, even if the client swallowed it."""
+    try:
+        result = yield
+    except BaseException as error:
+        block = item.stash.get(_BLOCK, None)
+        if block is not None and block.attempts and not isinstance(error, pytest.fail.Exception):
+            raise pytest.fail.Exception(block.failure(), pytrace=False) from error
+        raise
+    block = item.stash.get(_BLOCK, None)
+    if block is not None and block.attempts:
+        pytest.fail(block.failure(), pytrace=False)
+    return result
+
+
+@pytest.fixture(autouse=True)
+def _a2a_capture_marked(request):
+    """A marked test gets its session whether or not it asks for the a2a_capture fixture."""
+    if request.node.get_closest_marker("a2a_capture") is not None:
+        request.getfixturevalue("a2a_capture")
+
+
+@pytest.fixture
+def a2a_capture(request, tmp_path):
+    """The session of a test marked ``@pytest.mark.a2a_capture(AGENT, ...)``: ``.urls`` (``.url``) is
+    where the client calls each agent; the assertions of ``a2a_record``'s sessions, and
+    ``assert_no_new_findings()``."""
+    from a2a_capture import pytest_capture as cassette
+    from a2a_capture.capture import capture_bytes, read_capture
+
+    marker = request.node.get_closest_marker("a2a_capture")
+    if marker is None or not marker.args:
+        pytest.fail("a2a_capture: mark the test with @pytest.mark.a2a_capture(AGENT, ...), each AGENT a URL "
+                    "or the name of a fixture that gives one", pytrace=False)
+    mode = request.config.getoption("a2a_record_mode")
+    stored = cassette.capture_path(Path(str(request.node.path)), request.node.name)
+    missing = None
+    try:
+        replaying = cassette.replays(mode, stored)
+    except cassette.CaptureMissing as error:
+        missing = str(error)
+    if missing:
+        pytest.fail(missing, pytrace=False)
+    agents = list(marker.args)
+    mocks = block = None
+    if replaying:
+        from a2a_capture.replay.serve import mock_agents
+
+        old = read_capture(stored)
+        by_origin = {mock.origin: mock for mock in mock_agents(old, speed=0.0)}
+        chosen = [by_origin.get(origin) for origin in cassette.agent_origins(old, len(agents))]
+        if None in chosen:
+            pytest.fail(f"{stored} reaches {len(by_origin)} agent(s), the marker names {len(agents)}: record it "
+                        "again with --a2a-record-mode=all", pytrace=False)
+        mocks = cassette.MockServers(chosen)
+        upstream = mocks.urls
+    else:
+        upstream = [agent if "://" in agent else request.getfixturevalue(agent) for agent in agents]
+    session = CapturedSession(tmp_path / stored.name, upstream, marker.kwargs.get("redact", True), stored, mode,
+                              replaying)
+    if replaying:
+        block = cassette.NetworkBlock({int(url.rsplit(":", 1)[1]) for url in [*session.urls, *mocks.urls]})
+        block.install()
+        request.node.stash[_BLOCK] = block
+    try:
+        yield session
+    finally:
+        if block is not None:
+            block.uninstall()
+        session.stop()
+        if mocks is not None:
+            mocks.stop()
+    if replaying or not request.node.stash.get(_PASSED, False) or not session.capture().exchanges:
+        return
+    new = cassette.stored(session.path, session.urls)
+    if mode == "new_episodes" and stored.is_file() and not cassette.has_new_calls(new, read_capture(stored)):
+        return
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    stored.write_bytes(capture_bytes(new))

@@ -17,7 +17,7 @@ LAYERS = [
     {"a2a", "redact", "sources", "convert"},
     {"analyze"},
     {"report", "replay", "batch", "show", "tidy", "scan", "view", "otel", "record"},
-    {"cli", "pytest_plugin", "__main__"},
+    {"cli", "pytest_plugin", "pytest_capture", "__main__"},
 ]
 #: cycles between modules that remain (each as its sorted modules)
 KNOWN_CYCLES = {
