@@ -2,6 +2,8 @@
 
 A table, not code: a finding on a call whose User-Agent names a library below adds that library's way
 to the rule's fix. Libraries built on a2a-sdk's client send httpx's User-Agent and name nothing.
+Each fix is grounded: tests/test_library_fixes.py applies it to the library's client in tests/stacks/
+and shows the finding gone; a rule no test has applied a fix for keeps its generic fix.
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ LIBRARIES: dict[str, tuple[str, dict[str, str]]] = {
                             ".get_agent_card())`) instead of `A2AAgent(url=...)`, which guesses a card from the URL",
         "return-immediately-poll": "`await agent.run(...)` without `background=True` waits for the result in one "
                                    "round trip (or `run(..., stream=True)` where the card offers streaming)",
-        "card-refetch": "make the A2AAgent once and reuse it",
-        "connection-per-request": "pass one long-lived `http_client=httpx.AsyncClient()` to A2AAgent",
     }),
 }
 
