@@ -49,6 +49,7 @@ class Arrow:
     time: float | None = None  # when the request started, where recorded
     file: str = ""  # the capture's name, when a session has several
     failed: bool = False  # the agent answered with an error: its answer is drawn red, with a ✗ and the error's name
+    duration: float | None = None  # seconds from request to the answer's end, where recorded
 
 
 @dataclass
@@ -79,6 +80,80 @@ def fit(text: str, width: float) -> str:
 # -- sequence ------------------------------------------------------------------------------------
 
 
+def duration_text(seconds: float | None) -> str:
+    """A duration as a person reads it: 2.2 ms, 210 ms, 2.3 s."""
+    if seconds is None:
+        return ""
+    ms = seconds * 1000
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    return f"{seconds:.1f} s" if seconds < 100 else f"{seconds:.0f} s"
+
+
+@dataclass
+class _Row:
+    """Where one arrow is drawn: its call's line, its answer's (None: no answer drawn), the
+    file heading before it, and the quiet time before its call (timed diagrams)."""
+
+    call: float
+    answer: float | None = None
+    heading: float | None = None
+    gap: float | None = None
+
+
+#: the vertical room: a call with its answer right under it, a call whose answer comes later
+#: (a line and its label above), an answer drawn apart (a line and its text below), a file's heading
+PAIR_STEP, CALL_STEP, ANSWER_STEP, HEADING_STEP = 46, 30, 36, 24
+#: a pause worth a label in a timed diagram
+GAP_SHOWN = 0.005
+
+
+def _layout(shown: list[Arrow], top: float, headings: set[int], by_time: bool) -> tuple[list[_Row], float]:
+    """Each arrow's rows, top to bottom, and the y below the last. ``by_time``: calls, webhooks
+    and answers in the order they happened, so a call open while others ran draws its answer
+    after them (its activation bar spans them) and a webhook sits inside the call that caused
+    it; otherwise each answer right under its call, in the given order."""
+    events: list[tuple[float, int, int]] = []
+    for index, arrow in enumerate(shown):
+        answered = bool(arrow.answer) and not arrow.webhook
+        if by_time:
+            events.append((arrow.time, 1, index))
+            if answered:  # a call that took no time (or none recorded) answers right after itself
+                took = arrow.duration or 0.0
+                events.append((arrow.time + took, 0 if took > 0 else 2, index))
+        else:
+            events.append((float(index), 1, index))
+            if answered:
+                events.append((float(index), 2, index))
+    events.sort()
+    rows: list[_Row | None] = [None] * len(shown)
+    y, busy_until = top, None
+    for k, (at, kind, index) in enumerate(events):
+        arrow = shown[index]
+        if kind == 1:  # a call or a webhook
+            row = rows[index] = _Row(call=y)
+            if index in headings:
+                row.heading, row.call = y, y + HEADING_STEP
+                y += HEADING_STEP
+            if by_time and busy_until is not None and at - busy_until >= GAP_SHOWN:
+                row.gap = at - busy_until
+            if by_time:
+                end = at + (arrow.duration or 0.0)
+                busy_until = end if busy_until is None else max(busy_until, end)
+            following = events[k + 1] if k + 1 < len(events) else None
+            if following is not None and following[2] == index and following[1] != 1:
+                row.answer = row.call + 10  # answered before anything else happened: right under
+                y = row.call + PAIR_STEP
+            else:
+                y = row.call + (CALL_STEP if not arrow.webhook and arrow.answer else PAIR_STEP - 10)
+        elif rows[index].answer is None:  # an answer that comes after other calls
+            rows[index].answer = y
+            y += ANSWER_STEP
+    return [row for row in rows if row is not None], y
+
+
 def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, narrow: bool = False) -> str:
     """The diagram, ``narrow`` for a phone: as wide as a phone's screen whatever the number of
     agents (labels cut shorter; each keeps its whole text as its title), with a class and an
@@ -88,10 +163,12 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
     shown = ordered[:MAX_ARROWS]
     columns = ["client", *lifelines]
     width = NARROW_SEQUENCE_WIDTH if narrow else max(SEQUENCE_WIDTH, 200 * len(columns))
-    step, top = 46, 48
-    files_change = [index for index, arrow in enumerate(shown) if arrow.file
-                    and (index == 0 or shown[index - 1].file != arrow.file)]
-    height = top + step * len(shown) + 24 * len(files_change) + 40
+    top = 48
+    headings = {index for index, arrow in enumerate(shown) if arrow.file
+                and (index == 0 or shown[index - 1].file != arrow.file)}
+    by_time = timed and all(arrow.time is not None for arrow in shown)
+    rows, bottom = _layout(shown, top, headings, by_time)
+    height = round(bottom + 40)
     margin = 36 if narrow else 80
     head = "head-narrow" if narrow else "head"
     x = {name: margin + index * (width - 2 * margin) / max(len(columns) - 1, 1) for index, name in enumerate(columns)}
@@ -106,11 +183,10 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
         parts.append(f'<text x="{x[name]:.0f}" y="20" class="lifeline-name" text-anchor="middle">'
                      f'<title>{escape(name)}</title>{escape(fit(name, min(column_room, 2 * margin) - 8))}</text>')
         parts.append(f'<line x1="{x[name]:.0f}" y1="28" x2="{x[name]:.0f}" y2="{height - 10}" class="lifeline"/>')
-    y = top
-    for index, arrow in enumerate(shown):
-        if index in files_change:
-            parts.append(f'<text x="8" y="{y - 8}" class="file-name">{escape(arrow.file)}</text>')
-            y += 24
+    for arrow, row in zip(shown, rows, strict=True):
+        y = row.call
+        if row.heading is not None:
+            parts.append(f'<text x="8" y="{row.heading + 16:.0f}" class="file-name">{escape(arrow.file)}</text>')
         agent = x.get(arrow.lifeline, x[columns[-1]])
         start, end = (agent, x["client"]) if arrow.webhook else (x["client"], agent)
         span = abs(end - start) - 12
@@ -121,23 +197,28 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
         kind = "arrow wasted" if arrow.wasted else "arrow"
         mark = " ✕" if arrow.wasted else ""
         label = fit(arrow.label, room - (16 if mark else 0)) + mark
-        said = _said(arrow)
+        said = _said(arrow, row.gap)
         parts.append(f'<a href="#{escape(arrow.anchor)}" aria-label="{escape(arrow.name)}: '
                      f'{escape(said, {chr(34): "&quot;"})}"><g class="{kind}{" failed" if arrow.failed else ""}">'
-                     f'<title>{escape(said)}</title>'
-                     f'<line x1="{start:.0f}" y1="{y}" x2="{end:.0f}" y2="{y}" marker-end="url(#{head})"/>'
-                     f'<text x="{text_x:.0f}" y="{y - 5}" text-anchor="{anchor}" class="label">'
+                     f'<title>{escape(said)}</title>')
+        if row.gap is not None and not narrow:  # the quiet time before this call, by the client's lifeline
+            parts.append(f'<text x="{x["client"] - 6:.0f}" y="{y - 5:.0f}" text-anchor="end" class="gap">'
+                         f'+{escape(duration_text(row.gap))}</text>')
+        if row.answer is not None:  # the agent busy with this call: an activation bar on its lifeline
+            parts.append(f'<rect x="{agent - 4:.0f}" y="{y:.0f}" width="8" height="{row.answer - y:.0f}" '
+                         'class="activation"/>')
+        parts.append(f'<line x1="{start:.0f}" y1="{y:.0f}" x2="{end:.0f}" y2="{y:.0f}" marker-end="url(#{head})"/>'
+                     f'<text x="{text_x:.0f}" y="{y - 5:.0f}" text-anchor="{anchor}" class="label">'
                      f'{escape(label)}</text>')
-        if arrow.answer and not arrow.webhook:
+        if row.answer is not None:
             back = "bundle" if arrow.events > 1 else "answer"
             failed = " failed" if arrow.failed else ""
             text = _answer(arrow)
-            parts.append(f'<line x1="{end:.0f}" y1="{y + 10}" x2="{start:.0f}" y2="{y + 10}" class="{back}{failed}" '
-                         f'marker-end="url(#{head})"/>'
-                         f'<text x="{text_x:.0f}" y="{y + 24}" text-anchor="{anchor}" class="answer-text{failed}">'
-                         f'{escape(fit(text, room))}</text>')
+            parts.append(f'<line x1="{end:.0f}" y1="{row.answer:.0f}" x2="{start:.0f}" y2="{row.answer:.0f}" '
+                         f'class="{back}{failed}" marker-end="url(#{head})"/>'
+                         f'<text x="{text_x:.0f}" y="{row.answer + 14:.0f}" text-anchor="{anchor}" '
+                         f'class="answer-text{failed}">{escape(fit(text, room))}</text>')
         parts.append("</g></a>")
-        y += step
     if len(arrows) > MAX_ARROWS:
         parts.append(f'<text x="10" y="{height - 12}" class="more">… {len(arrows) - MAX_ARROWS} more exchanges '
                      'are in the walkthrough</text>')
@@ -146,16 +227,21 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
 
 
 def _answer(arrow: Arrow) -> str:
-    """What the answer arrow says: the outcome, its events, and a ✗ before an error's name."""
+    """What the answer arrow says: the outcome, its events, a ✗ before an error's name, and how
+    long the call took."""
     text = f"{arrow.answer} ({arrow.events} events)" if arrow.events > 1 else arrow.answer
-    return f"✗ {text}" if arrow.failed else text
+    text = f"✗ {text}" if arrow.failed else text
+    return f"{text} · {duration_text(arrow.duration)}" if arrow.duration is not None else text
 
 
-def _said(arrow: Arrow) -> str:
-    """An arrow's whole story for its tooltip and its link's name: the call, then how it ended."""
+def _said(arrow: Arrow, gap: float | None = None) -> str:
+    """An arrow's whole story for its tooltip and its link's name: the call, how it ended and
+    how long it took, and the pause before it."""
+    after = f" ({duration_text(gap)} after the previous call ended)" if gap is not None else ""
     if arrow.webhook or not arrow.answer:
-        return arrow.label
-    return f"{arrow.label} → {_answer(arrow)}"
+        took = f" · {duration_text(arrow.duration)}" if arrow.duration is not None else ""
+        return f"{arrow.label}{took}{after}"
+    return f"{arrow.label} → {_answer(arrow)}{after}"
 
 
 # -- timeline ------------------------------------------------------------------------------------
@@ -298,25 +384,39 @@ def _mermaid_message(text: str) -> str:
     return _MERMAID_MESSAGE_UNSAFE.sub(" ", text).strip()[:80] or "-"
 
 
-def mermaid(lifelines: list[str], arrows: list[Arrow]) -> str:
-    """A Mermaid sequence diagram, for Markdown hosts that draw it."""
+def mermaid(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False) -> str:
+    """A Mermaid sequence diagram, for Markdown hosts that draw it: each answer with how long its
+    call took, the agent activated while it worked, and (``timed``) a webhook inside the call
+    open when it came, as the SVG draws them."""
     alias = {"client": "client", **{name: f"agent{index + 1}" for index, name in enumerate(lifelines)}}
     lines = ["sequenceDiagram", "    participant client"]
     lines += [f"    participant {alias[name]} as {_mermaid_text(name)}" for name in lifelines]
-    file = ""
-    for arrow in arrows[:MAX_MERMAID]:
-        if arrow.file and arrow.file != file:  # as the SVG does: numbers restart with each file
-            file = arrow.file
-            lines.append(f"    Note over client: {_mermaid_text(file)}")
+    shown = arrows[:MAX_MERMAID]
+    headings = {index for index, arrow in enumerate(shown) if arrow.file
+                and (index == 0 or shown[index - 1].file != arrow.file)}
+    rows, _ = _layout(shown, 0, headings, timed and all(arrow.time is not None for arrow in shown))
+    said: list[tuple[float, int, list[str]]] = []  # (where the SVG draws it, which first, the lines)
+    for arrow, row in zip(shown, rows, strict=True):
         agent = alias.get(arrow.lifeline, "client")
+        call: list[str] = []
+        if row.heading is not None:  # as the SVG does: numbers restart with each file
+            call.append(f"    Note over client: {_mermaid_text(arrow.file)}")
         if arrow.webhook:
-            lines.append(f"    {agent}->>client: {_mermaid_message(arrow.label)}")
+            call.append(f"    {agent}->>client: {_mermaid_message(arrow.label)}")
+            said.append((row.call, 1, call))
             continue
-        lines.append(f"    client->>{agent}: {_mermaid_message(arrow.label)}{' (wasted)' if arrow.wasted else ''}")
-        if arrow.answer:  # an error's answer ends in a cross (`--x`), as the SVG marks it ✗
-            events = f" ({arrow.events} events)" if arrow.events > 1 else ""
-            back = "--x" if arrow.failed else "-->>"
-            lines.append(f"    {agent}{back}client: {_mermaid_message(arrow.answer + events)}")
+        call.append(f"    client->>{agent}: {_mermaid_message(arrow.label)}{' (wasted)' if arrow.wasted else ''}")
+        if row.answer is None:
+            said.append((row.call, 1, call))
+            continue
+        said.append((row.call, 1, [*call, f"    activate {agent}"]))
+        events = f" ({arrow.events} events)" if arrow.events > 1 else ""
+        took = f", {duration_text(arrow.duration)}" if arrow.duration is not None else ""
+        back = "--x" if arrow.failed else "-->>"  # an error's answer ends in a cross, as the SVG marks it ✗
+        said.append((row.answer, 0, [f"    {agent}{back}client: {_mermaid_message(arrow.answer + events + took)}",
+                                     f"    deactivate {agent}"]))
+    for _, _, told in sorted(said, key=lambda item: (item[0], item[1])):
+        lines += told
     if len(arrows) > MAX_MERMAID:
         lines.append(f"    Note over client: {len(arrows) - MAX_MERMAID} more exchanges in the walkthrough")
     return "\n".join(lines)

@@ -448,7 +448,8 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         arrows.append(svg.Arrow(anchor=place, label=_arrow_label(exchange, facts), lifeline=lifeline,
                                 answer=ending, wasted=any(f.wasted for f in here), events=events,
                                 webhook=exchange.webhook, name=name, time=facts.started,
-                                file=reader.stems[file] if several else "", failed=facts.failed))
+                                file=reader.stems[file] if several else "", failed=facts.failed,
+                                duration=facts.duration))
         arrow_sessions.append(session)
         # states: from the response (and its frames), and from frames shown late for an earlier stream
         for task, state, at in facts.states:
@@ -503,7 +504,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         timeline_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order, each_session=multi),
         timeline_narrow_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order,
                                          each_session=multi, narrow=True),
-        sequence_mermaid=svg.mermaid(lifelines, arrows),
+        sequence_mermaid=svg.mermaid(lifelines, ordered, timed=timed and not multi),
         timeline_text=svg.timeline_text(dict(tasks), task_owner, timed=timed, each_session=multi),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
         several=several,
