@@ -42,9 +42,12 @@ from a2a_capture.cli.types import FAIL_ON, LISTEN, URL, HostPort, Named
               type=HostPort(free_port=True), metavar="[HOST:PORT]",
               help="Serve the live view of the session while recording (see `a2a-capture view`): each exchange "
                    "appears as it is written, its findings as they are known; default address 127.0.0.1:8765.")
+@click.option("--otel", "otel_endpoint", metavar="URL",
+              help="Export each exchange's span and findings to this OTLP/HTTP collector as soon as it is written "
+                   "(see `a2a-capture otel`; needs the otel extra), in the background: the traffic never waits.")
 @click.argument("client_command", nargs=-1, metavar="[-- COMMAND ARGS...]", type=click.UNPROCESSED)
 def record_command(agents, listens, proxy, output, redact, rewrite_cards, upstream_trust, upstream_insecure,
-                   check, fail_on, allow_empty, live, view_at, client_command):
+                   check, fail_on, allow_empty, live, view_at, otel_endpoint, client_command):
     """Record live A2A traffic through mitmdump into a capture file.
 
     \b
@@ -72,6 +75,8 @@ def record_command(agents, listens, proxy, output, redact, rewrite_cards, upstre
         watchers = []
         if view_at is not None:
             watchers.append(_serve_view(output, view_at, redact))
+        if otel_endpoint:
+            watchers.append(_otel(output, otel_endpoint, redact))
         runner.run(output, pairs, proxy, live=(lambda text: click.echo(text, err=True)) if live else None,
                    watchers=watchers, **options)
         return
@@ -80,7 +85,8 @@ def record_command(agents, listens, proxy, output, redact, rewrite_cards, upstre
                                "on the capture afterwards")
     if live:
         raise click.UsageError("--live goes with an interactive recording; with a COMMAND, use --check")
-    status, written = runner.run_command(list(client_command), output, pairs, proxy, **options)
+    watchers = [_otel(output, otel_endpoint, redact)] if otel_endpoint else []
+    status, written = runner.run_command(list(client_command), output, pairs, proxy, watchers=watchers, **options)
     if status != 0:
         sys.exit(status if status > 0 else 128 - status)  # killed by a signal: the shell's convention
     if not written and not allow_empty:
@@ -102,6 +108,20 @@ def _serve_view(output: str, listen, redact: bool):
     view.serve_in_thread()
     click.echo(f"live view: open {view.url}", err=True)
     return tail
+
+
+def _otel(output: str, endpoint: str, redact: bool):
+    """`record --otel`: the export that follows the growing capture; what the recorder's loop polls."""
+    from a2a_capture.otel import sinks
+
+    sinks.require()
+    sinks.traces_url(endpoint)  # a wrong URL is said before recording starts
+    from a2a_capture.analyze import config as settings
+    from a2a_capture.otel.live import LiveExport
+    from a2a_capture.record.runner import check_output
+
+    check_output(output)
+    return LiveExport(output, endpoint, lambda line: click.echo(line, err=True), settings.load(), redact=redact)
 
 
 def _analyze(output: str, fail_on: str, allow_empty: bool) -> int:

@@ -8,6 +8,7 @@ collector, it counts the spans it had to drop and says so at the end.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import logging
 import queue
@@ -104,8 +105,12 @@ class QueuedExport:
     in batches. ``block``: wait for room in the queue (a file, where nothing may be lost); else drop
     the span and count it (a live recording, which never waits)."""
 
-    def __init__(self, exporter, max_queue: int = 2048, batch: int = 512, block: bool = False) -> None:
-        self.exporter, self.batch, self.block = exporter, batch, block
+    def __init__(self, exporter, max_queue: int = 2048, batch: int = 512, block: bool = False,
+                 wait: float | None = None) -> None:
+        """``wait``: at shutdown, seconds at most to wait for what is queued to be exported (None: all of it)."""
+        self.exporter, self.batch, self.block, self.wait = exporter, batch, block, wait
+        self.max_queue = max_queue
+        self._closed = False
         self.queue: queue.Queue = queue.Queue(max_queue)
         self.sent = self.failed = self.dropped = 0
         self._stop = object()
@@ -152,13 +157,18 @@ class QueuedExport:
             if stopping:
                 return
 
-    def shutdown(self, timeout: float | None = None) -> None:
-        """Export what is queued, then stop; ``timeout``: wait at most this long for it."""
-        if not self._thread.is_alive():
+    def shutdown(self) -> None:
+        """Export what is queued, then stop (waiting at most ``wait`` seconds); what is left then is dropped."""
+        if self._closed:
             return
-        self.queue.put(self._stop)
-        self._thread.join(timeout)
-        self.exporter.shutdown()
+        self._closed = True
+        with contextlib.suppress(queue.Full):  # still full after the wait: the thread is told by the join
+            self.queue.put(self._stop, timeout=self.wait)
+        self._thread.join(self.wait)
+        if self._thread.is_alive():
+            self.dropped += self.queue.qsize()
+        else:
+            self.exporter.shutdown()
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True

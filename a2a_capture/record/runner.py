@@ -283,8 +283,9 @@ def command_environment(recording: Recording, base: dict[str, str]) -> dict[str,
 
 
 def run_command(argv: list[str], output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *,
-                echo=print, warn=print, **options) -> tuple[int, int]:
-    """Record around one run of ``argv``: start, run it, stop when it ends.
+                echo=print, warn=print, watchers=(), **options) -> tuple[int, int]:
+    """Record around one run of ``argv``: start, run it, stop when it ends. ``watchers``: as ``run``'s,
+    polled while the command runs (`record --otel`).
 
     Returns the command's exit status and how many exchanges were written. SIGTERM is passed
     on to the command; Ctrl-C reaches it from the terminal, as it would without the recorder.
@@ -303,8 +304,11 @@ def run_command(argv: list[str], output: str, agents: list[tuple[str, Listener]]
         try:
             while True:
                 try:
-                    status = child.wait()
+                    status = child.wait(0.1 if watchers else None)
                     break
+                except subprocess.TimeoutExpired:
+                    for watcher in watchers:
+                        watcher.poll()
                 except KeyboardInterrupt:  # pragma: no cover - the handler above takes SIGINT
                     continue
         finally:
@@ -312,4 +316,6 @@ def run_command(argv: list[str], output: str, agents: list[tuple[str, Listener]]
                 signal.signal(sig, handler)
     finally:
         recording.stop()
+        for watcher in watchers:
+            watcher.poll(final=True)  # what mitmdump finished writing as it stopped
     return status, _finish(recording, echo, warn)
