@@ -4,6 +4,7 @@ mitmdump with the a2a-capture addon, measured in one run.
     python bench/proxy.py                 # 400 requests per path, 30 streams
     python bench/proxy.py --requests 100  # quicker
     python bench/proxy.py --view          # also `record --view` with its page open in Chromium
+    python bench/proxy.py --otel          # also `record --otel` exporting to an OTLP/HTTP receiver
 
 Prints requests per second (SendMessage answered with a Message, 8 clients at once) and the
 time to the first SSE event of a stream (median), with ratios against the direct path, and
@@ -18,6 +19,10 @@ With --view, a fourth path: `a2a-capture record --view` as a user runs it, its l
 in headless Chromium the whole time, and how long after each exchange ended its row reached
 the page (median and worst; the recorder's loop looks at the file every 0.1 s and reads a
 block once the file stopped growing for one look).
+
+With --otel, another path: `a2a-capture record --otel URL` as a user runs it, exporting every
+exchange's span to a real OTLP/HTTP receiver in this process (tests/otlp_receiver.py), and how many
+spans reached it; its throughput and first-event time against the addon alone.
 """
 
 from __future__ import annotations
@@ -216,12 +221,46 @@ class _ViewedRecording:
             self.process.wait(30)
 
 
+class _ExportedRecording:
+    """`a2a-capture record --otel URL` as a user runs it, a real OTLP/HTTP receiver taking the spans."""
+
+    def __init__(self, upstream: str, output: Path, env: dict) -> None:
+        import contextlib
+
+        from tests.otlp_receiver import receiver
+
+        self.upstream, self.output, self.env = upstream, output, env
+        self._stack = contextlib.ExitStack()
+        self.url, self.received = self._stack.enter_context(receiver())
+        self.process = None
+
+    def start(self) -> str:
+        listen = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "a2a_capture.cli", "record", "--agent", self.upstream, "--listen",
+             f"127.0.0.1:{listen}", "-o", str(self.output), "--otel", self.url],
+            env=self.env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wait_for_port(listen)
+        return f"http://127.0.0.1:{listen}"
+
+    def stop(self) -> tuple[int, str]:
+        """(spans the receiver got, the recorder's note on its export)."""
+        note = ""
+        if self.process is not None:
+            self.process.terminate()
+            _, errors = self.process.communicate(timeout=60)
+            note = next((line for line in errors.decode().splitlines() if line.startswith("otel:")), "")
+        self._stack.close()
+        return len(self.received.spans), note
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--streams", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--view", action="store_true", help="also record --view, its page open in Chromium")
+    parser.add_argument("--otel", action="store_true", help="also record --otel, exporting to an OTLP/HTTP receiver")
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     agent_port, plain_port, addon_port = free_port(), free_port(), free_port()
@@ -237,6 +276,8 @@ def main() -> None:
         processes.append(subprocess.Popen(runner.command(str(Path(tmp) / "bench.http"), [(upstream, listener)],
                                                          None), env=env))
         viewed = _ViewedRecording(upstream, Path(tmp) / "viewed.http", env) if args.view else None
+        exported = _ExportedRecording(upstream, Path(tmp) / "exported.http", env) if args.otel else None
+        spans, note = 0, ""
         try:
             for port in (agent_port, plain_port, addon_port):
                 wait_for_port(port)
@@ -245,6 +286,8 @@ def main() -> None:
             proxies = {"mitmdump": processes[1].pid, "mitmdump+addon": processes[2].pid}
             if viewed is not None:
                 paths["record --view"] = viewed.start()
+            if exported is not None:
+                paths["record --otel"] = exported.start()
             load_before = os.getloadavg()
             # rounds that visit every path in turn, best of each: a shared 2-core machine is noisy
             best: dict[str, tuple[float, float]] = {}
@@ -265,6 +308,8 @@ def main() -> None:
         finally:
             if viewed is not None:
                 viewed.stop()
+            if exported is not None:
+                spans, note = exported.stop()
             for process in processes:
                 process.terminate()
                 process.wait(10)
@@ -288,6 +333,10 @@ def main() -> None:
         print(f"record --view vs the addon alone: throughput {view_rps / addon_rps:.2f}x, first event "
               f"{(view_ttfe - addon_ttfe) * 1000:+.2f} ms; a row reached the page {median * 1000:.0f} ms (median) "
               f"and at worst {worst * 1000:.0f} ms after its exchange ended ({len(lags)} rows)")
+    if "record --otel" in results:
+        otel_rps, otel_ttfe = results["record --otel"]
+        print(f"record --otel vs the addon alone: throughput {otel_rps / addon_rps:.2f}x, first event "
+              f"{(otel_ttfe - addon_ttfe) * 1000:+.2f} ms; the receiver got {spans} spans ({note})")
     hooks = hook_cost(2000)
     print(f"the addon's hooks alone: {hooks['answer']:.0f} us per JSON-RPC answer, {hooks['stream']:.0f} us per "
           f"6-frame stream ({hooks['answer'] / 1e6 / cpu['mitmdump'] * 100:.1f}% of mitmdump's CPU per request)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -56,8 +57,9 @@ def attributes(item) -> dict:
 
 
 @contextlib.contextmanager
-def receiver():
-    """Yields (the endpoint's base URL, Received); POST /v1/traces takes OTLP protobuf."""
+def receiver(delay: float = 0.0):
+    """Yields (the endpoint's base URL, Received); POST /v1/traces takes OTLP protobuf. ``delay``: seconds
+    each request waits before it is answered (a collector that does not keep up)."""
     received = Received()
 
     class Handler(BaseHTTPRequestHandler):
@@ -69,6 +71,7 @@ def receiver():
                 self.send_response(404)
                 self.end_headers()
                 return
+            time.sleep(delay)
             request = ExportTraceServiceRequest()
             request.ParseFromString(body)
             received.add(request, self.path)

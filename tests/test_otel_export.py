@@ -223,3 +223,45 @@ def test_without_the_extra_the_command_says_how_to_install_it():
     assert done.stderr.strip() == ("a2a-capture: error: OpenTelemetry export needs the otel extra: pip install "
                                    "'a2a-capture[otel]' (opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http)")
     assert COMMAND  # the checkout's own command, not one on PATH
+
+
+def test_a_live_export_drops_spans_it_cannot_queue_and_says_how_many(tmp_path):
+    from a2a_capture.otel.live import LiveExport
+    from a2a_capture.record.sink import CaptureSink
+
+    exchanges = read_capture(CAPTURES[2]).exchanges
+    path = tmp_path / "growing.http"
+    sink = CaptureSink(path)
+    notes: list[str] = []
+    with receiver(delay=0.2) as (url, received):  # slower than the traffic
+        live = LiveExport(str(path), url, notes.append, max_queue=2)
+        for round_ in range(20):
+            for exchange in exchanges:
+                sink.write(exchange.model_copy(update={"number": round_ * len(exchanges) + exchange.number}))
+            live.poll()
+        sink.close()
+        live.poll(final=True)
+        sent, dropped = live.processor.sent, live.processor.dropped
+        assert received.wait_for(lambda spans: len(spans) >= sent, timeout=15)
+    emitted = 20 * len(exchanges) + 1  # and the root
+    assert dropped > 0 and sent > 0 and sent + dropped == emitted
+    assert len(received.spans) == sent
+    assert notes[0].startswith(f"otel: the collector at {url} does not keep up: spans are being dropped")
+    assert notes[-1] == (f"otel: {sent} spans exported to {url}; {dropped} dropped: the collector did not keep up "
+                         "and the queue of 2 spans was full")
+
+
+def test_exchanges_without_recorded_times_are_laid_out_one_after_another(tmp_path):
+    from tests import builders
+
+    path = builders.write(tmp_path, builders.fetch_card(1),
+                          builders.rpc(2, "SendMessage", {"message": builders.message()},
+                                       result={"task": builders.task("t-1", "TASK_STATE_COMPLETED")}))
+    received, _ = _exported(str(path))
+    spans = _by_exchange(received.spans)
+    first, second = spans[(str(path), "1")], spans[(str(path), "2")]
+    assert [attributes(span)["a2a_capture.timed"] for span in (first, second)] == [False, False]
+    assert first.end_time_unix_nano - first.start_time_unix_nano == 1_000_000
+    assert second.start_time_unix_nano == first.end_time_unix_nano
+    assert attributes(second)["gen_ai.conversation.id"] == "ctx-1"  # from the answer: the request had none
+    assert attributes(second)["a2a.task.id"] == "t-1"
