@@ -34,6 +34,14 @@ TENANT = card(supportedInterfaces=[
     {"url": f"{ORIGIN}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0", "tenant": "acme"}])
 V03 = card(supportedInterfaces=[{"url": f"{ORIGIN}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}])
 DONE = task("t-1", "TASK_STATE_COMPLETED")
+#: a 0.3 REST card whose url already ends in its routes' /v1
+REST_V1 = card(supportedInterfaces=[{"url": f"{ORIGIN}/api/v1", "protocolBinding": "HTTP+JSON",
+                                     "protocolVersion": "0.3"}])
+REST_API = card(supportedInterfaces=[{"url": f"{ORIGIN}/api", "protocolBinding": "HTTP+JSON",
+                                      "protocolVersion": "0.3"}])
+REST_HEAD = ["Content-Type: application/json"]
+SEND_03 = {"message": {"kind": "message", "messageId": "m-1", "role": "user",
+                       "parts": [{"kind": "text", "text": "hi"}]}}
 WORKING = task("t-1", "TASK_STATE_WORKING")
 
 INPUT = task("t-1", "TASK_STATE_INPUT_REQUIRED")
@@ -206,6 +214,12 @@ CASES = {
                                                                        ["A2A-Version: 1.0"]),
                                          http_response(200, 'data: {"task": {"id": "t-1"}}',
                                                        content_type="text/event-stream"))],
+    ),
+    "interface-url-doubled": (
+        [fetch_card(1, REST_V1), block(2, "send", http_request("POST", "/api/v1/v1/message:send", REST_HEAD, SEND_03),
+                                       http_response(404, None, reason="Not Found"))], "2",
+        [fetch_card(1, REST_API), block(2, "send", http_request("POST", "/api/v1/message:send", REST_HEAD, SEND_03),
+                                        http_response(200, {"kind": "task", **DONE}))],
     ),
     "card-insecure-transport": (
         [block(1, "discover", http_request("GET", "/.well-known/agent-card.json", [], host="agents.example.com"),

@@ -49,6 +49,24 @@ class CallRecord(BaseModel):
     round_trip: str | None = None
 
 
+class Cause(BaseModel):
+    """One fact of the card or the client behind findings of several exchanges, named once: ``cause``
+    says both halves (the card's field and the client's habit); the round trips are those counted
+    already, never again."""
+
+    cause: str
+    rules: list[str]
+    findings: int
+    round_trips: int  # the exchanges it covers
+    wasted_round_trips: int
+    #: the exchanges it covers as {"file", "exchange"}, the first ``CAUSE_EXCHANGES`` of them
+    exchanges: list[dict[str, str]]
+
+
+#: exchanges a cause lists at most (its count says how many it covers)
+CAUSE_EXCHANGES = 100
+
+
 class Summary(BaseModel):
     files: list[str]
     exchanges: int
@@ -74,6 +92,8 @@ class Summary(BaseModel):
     wasted_round_trips_by_rule: dict[str, int] = Field(default_factory=dict)
     fragile_round_trips_by_rule: dict[str, int] = Field(default_factory=dict)
     wasted_seconds_by_rule: dict[str, float] = Field(default_factory=dict)
+    #: findings of two or more exchanges that one fact explains, by that fact (``Finding.cause``)
+    causes: list[Cause] = Field(default_factory=list)
 
 
 class Analysis(BaseModel):
@@ -186,6 +206,7 @@ class Analyzer:
         self._rule_wasted: Counter[str] = Counter()
         self._rule_fragile: Counter[str] = Counter()
         self._rule_seconds: dict[str, float] = {}
+        self._causes: dict[str, Cause] = {}  # by Finding.cause, in the order first found
 
     def start_file(self, file: str) -> None:
         self.end_file()
@@ -295,7 +316,22 @@ class Analyzer:
         if fragile and call.ok:  # a call that failed did not work, lenient agent or not
             self._fragile.add(call.file, webhook, call.number)
             self._rule_fragile.update(fragile)
+        for said in dict.fromkeys(f.cause for f in found if f.cause):
+            self._caused(said, [f for f in found if f.cause == said], call)
         return outcome
+
+    def _caused(self, said: str, found: list[Finding], call: Call) -> None:
+        """A call's findings of one cause, counted with the cause's (their round trip wasted by them only)."""
+        cause = self._causes.get(said)
+        if cause is None:
+            cause = self._causes[said] = Cause(cause=said, rules=[], findings=0, round_trips=0, wasted_round_trips=0,
+                                               exchanges=[])
+        cause.rules += [f.rule for f in found if f.rule not in cause.rules]
+        cause.findings += len(found)
+        cause.round_trips += 1
+        cause.wasted_round_trips += any(f.outcome == "wasted" for f in found)
+        if len(cause.exchanges) < CAUSE_EXCHANGES:
+            cause.exchanges.append({"file": call.file, "exchange": call.label})
 
     def _keep(self, exchange: Exchange, call: Call, round_trip: str | None) -> None:
         """A call's record kept or handed over, its exchange's facts kept, as asked."""
@@ -342,6 +378,7 @@ class Analyzer:
             wasted_round_trips_by_rule=dict(self._rule_wasted),
             fragile_round_trips_by_rule=dict(self._rule_fragile),
             wasted_seconds_by_rule={rule: round(seconds, 6) for rule, seconds in self._rule_seconds.items()},
+            causes=[cause.model_copy(deep=True) for cause in self._causes.values() if cause.round_trips > 1],
         )
 
 

@@ -61,6 +61,9 @@ class Finding(BaseModel):
     wasted: bool = False
     #: "wasted", "fragile" (worked only because the agent was lenient) or "advice"
     outcome: Literal["wasted", "fragile", "advice"] = "advice"
+    #: the one fact of the card or the client behind it, where the rule can name both halves (the card's
+    #: field and the client's habit): findings of one cause are grouped by it (``Summary.causes``)
+    cause: str | None = None
 
 
 #: how a rule's findings are judged from what the capture shows (see ``judge``):
@@ -121,6 +124,8 @@ class Hit:
     kind: Kind | None = None
     #: what made the call work anyway, where the rule can say it more exactly than its default
     lenient: str | None = None
+    #: the fact of the card and the habit of the client that explain it (``Finding.cause``)
+    cause: str | None = None
 
 
 Check = Callable[[Call, "object"], Iterable[Hit]]
@@ -192,7 +197,8 @@ class Rule:
             "related": [earlier.label for earlier in hit.related],
             "related_locations": [(earlier.file, earlier.label, earlier.line) for earlier in hit.related],
             "cost": call.duration if outcome != "advice" else None, "operation": call.operation,
-            "agent": call.agent, "agent_name": agent_name, "wasted": outcome == "wasted", "outcome": outcome})
+            "agent": call.agent, "agent_name": agent_name, "wasted": outcome == "wasted", "outcome": outcome,
+            "cause": hit.cause})
 
 
 def judge(kind: Kind, call: Call, fails_as: frozenset[str] | None = None) -> Outcome:

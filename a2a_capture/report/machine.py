@@ -191,6 +191,7 @@ def summary_lines(analysis: Analysis) -> list[str]:
         lines.append(f"findings: {total} ({by_severity}): {by_rule}")
     else:
         lines.append("findings: none")
+    lines += [cause_line(cause, len(s.files) > 1) for cause in s.causes]
     cost = f", costing {s.wasted_seconds:.3f} s" if s.wasted_seconds is not None else ""
     fragile = (f"; fragile (worked only because the agent was lenient): {s.fragile_round_trips}"
                if s.fragile_round_trips else "")
@@ -200,7 +201,19 @@ def summary_lines(analysis: Analysis) -> list[str]:
     return lines
 
 
+def cause_line(cause, files: bool) -> str:
+    """One cause as a line: both halves once, then the findings and exchanges it covers."""
+    named = [f"{os.path.basename(e['file'])}:{e['exchange']}" if files else e["exchange"] for e in cause.exchanges]
+    more = f" and {cause.round_trips - len(named)} more" if cause.round_trips > len(named) else ""
+    return (f"cause: {cause.cause}: {cause.findings} findings ({', '.join(cause.rules)}) on exchanges "
+            f"{', '.join(named)}{more}")
+
+
 # -- JSON --------------------------------------------------------------------------------------------
+
+
+#: a summary's causes are stated where there are some: other documents stay as they were
+_NO_CAUSES = {"causes"}
 
 
 def to_json(analysis: Analysis) -> str:
@@ -230,7 +243,7 @@ class JsonWriter(Writer):
         names = analysis.agent_names if self.late_names else {}
         out = self.out
         out.write('{\n  "tool": "a2a-capture",\n  "version": ' + json.dumps(__version__)
-                  + ',\n  "summary": ' + _nested(analysis.summary.model_dump(), 1) + ',\n  "findings": ')
+                  + ',\n  "summary": ' + _nested(_summary_json(analysis.summary), 1) + ',\n  "findings": ')
         self._items((_named(json.loads(item), names) for item in self.findings.lines()), self.findings.count)
         out.write(',\n  "calls": ')
         self._items(map(json.loads, self.calls.lines()), self.calls.count)
@@ -245,6 +258,10 @@ class JsonWriter(Writer):
         for number, item in enumerate(items, start=1):
             self.out.write("    " + _nested(item, 2) + (",\n" if number < count else "\n"))
         self.out.write("  ]")
+
+
+def _summary_json(summary) -> dict:
+    return summary.model_dump(exclude=_NO_CAUSES if not summary.causes else None)
 
 
 def _nested(value, level: int) -> str:
@@ -262,6 +279,8 @@ def _named(data: dict, names: dict[str, str]) -> dict:
 def _finding_json(finding: Finding) -> dict:
     # `flow` only where there is one (a flow file's findings): other documents stay as they were
     left_out = {"related_locations"} if finding.flow is not None else {"related_locations", "flow"}
+    if finding.cause is None:  # `cause` only where a rule named one
+        left_out.add("cause")
     data = finding.model_dump(mode="json", exclude=left_out)
     data["related_locations"] = [{"file": file, "exchange": label, "line": line}
                                  for file, label, line in finding.related_locations]

@@ -84,10 +84,13 @@ def method_version_mismatch(call, session):
                   f"(0.2 or before){why} A2A {speaks}{instead}", [held.fetch],
                   lenient=f"this agent accepts {call.spelled_version} names; an agent of A2A {speaks} refuses them")
         return
+    versions = ", ".join(sorted(declared))
     yield Hit(f"{name} is a {call.spelled_version} name, but the interface it was sent to declares "
-              f"protocolVersion {', '.join(sorted(declared))}{instead}", [held.fetch] if held else [],
+              f"protocolVersion {versions}{instead}", [held.fetch] if held else [],
               lenient=f"this agent accepts {call.spelled_version} names; an agent that follows its card "
-                      "refuses them")
+                      "refuses them",
+              cause=f"the card's {call.binding} interfaces at {call.agent} declare protocolVersion {versions}; this "
+                    f"client spells its calls in {call.spelled_version}")
 
 
 def _version_fault(call, session) -> tuple[str, set[str]] | None:
@@ -151,8 +154,67 @@ def interface_undeclared(call, session):
         return
     declared = [f"{i.binding} {session.address_of(i)}" for i in held.card.interfaces]
     where = call.path if call.binding == "JSONRPC" else (call.base_path or "/")
+    doubled = _url_doubling(call, session, below=True)
+    cause = None
+    if doubled is not None:
+        url, segment = doubled
+        cause = (f"the card's HTTP+JSON url {url} ends in /{segment}, which the routes add again; this client "
+                 f"leaves the url's /{segment} out and adds /{segment}/… routes itself")
     yield Hit(f"{call.binding} call to {call.agent}{where}, which the card ({ref(held.fetch, call)}) does not "
-              f"declare; it declares {'; '.join(declared)}", [held.fetch])
+              f"declare; it declares {'; '.join(declared)}", [held.fetch], cause=cause)
+
+
+def _url_doubling(call, session, below: bool) -> tuple[str, str] | None:
+    """A declared HTTP+JSON interface whose url ends in the segment the call's route begins with (a
+    0.3 url ending in /v1, whose routes are /v1/…): its address and that segment. ``below``: the call
+    went to the url without that segment (the client adds the prefix itself); else to the url (the
+    client adds the routes to the url, as the spec says, and the prefix is there twice)."""
+    base = (call.base_path or "").rstrip("/")
+    route = (call.path or "")[len(call.base_path or ""):]
+    if call.binding != "HTTP+JSON" or not route.startswith("/") or call.path is None:
+        return None
+    segment = route.split("/", 2)[1]
+    held = session.held_card(call)
+    for interface in held.card.interfaces if held is not None else ():
+        path = interface.path
+        if interface.binding.upper() != "HTTP+JSON" or not segment or not path.endswith("/" + segment) \
+                or call.agent not in session.origins_of(interface):
+            continue
+        if (base == path[: -len(segment) - 1]) if below else (base == path):
+            return session.address_of(interface), segment
+    return None
+
+
+@rule(
+    id="interface-url-doubled",
+    on=("a2a",),
+    needs=("error",),
+    severity="error",
+    title="A route prefix sent twice: the card's url already ends in it",
+    spec="§8.3.2, §11.3 (0.3 HTTP+JSON routes)",
+    why="""
+A REST client adds each route to the interface's `url` as the card states it. In 0.3 the routes
+begin with `/v1` (`/v1/message:send`), so a card whose `url` already ends in `/v1` sends a
+client that follows the spec to `…/v1/v1/message:send`, which the agent answers 404. The fault
+is the card's `url`; the failed call is the developer's first sight of it.""",
+    example="card: HTTP+JSON 0.3 at http://host/api/v1; POST /api/v1/v1/message:send answered 404",
+    good="card: HTTP+JSON 0.3 at http://host/api; POST /api/v1/message:send",
+    fix="Make the card's `url` the base the routes are added to (drop the trailing `/v1`).",
+    fails_as=spec.REFUSED_ADDRESS,
+)
+def interface_url_doubled(call, session):
+    if not call.is_a2a or call.status not in (404, 405):
+        return
+    doubled = _url_doubling(call, session, below=False)
+    if doubled is None:
+        return
+    url, segment = doubled
+    held = session.held_card(call)
+    yield Hit(f"{call.method} {call.path} has /{segment} twice: the card's ({ref(held.fetch, call)}) HTTP+JSON url "
+              f"{url} ends in /{segment}, and the client added the route /{segment}/… to it as the spec says; the "
+              f"agent answered {call.status}", [held.fetch],
+              cause=f"the card's HTTP+JSON url {url} ends in /{segment}, which the routes add again; this client "
+                    f"adds the routes to the url as the spec says, so /{segment} is there twice")
 
 
 @rule(
