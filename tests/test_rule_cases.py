@@ -18,6 +18,7 @@ def timed(text: str, start: str) -> str:
 
 
 ETAG = ['ETag: W/"v1"']
+CARD_0_2 = card(supportedInterfaces=None, url="http://localhost:9001/rpc")  # no protocolVersion: 0.2 or before
 IMMEDIATE = {**SEND, "configuration": {"returnImmediately": True}}
 PUSH_CONFIG = {"taskId": "t-1", "url": "http://h/x"}
 ENDED_EVENTS = [{"task": WORKING}, {"statusUpdate": {"taskId": "t-1", "contextId": "ctx-1",
@@ -42,6 +43,8 @@ SAMPLES = {
         [fetch_card(1, path="/.well-known/agent.json")], "1"),
     ("card-path", "prefix"): (
         [fetch_card(1), fetch_card(2, path="/a2a/jsonrpc/.well-known/agent-card.json", status=404)], "2"),
+    ("card-path", "0.2 held"): (
+        [fetch_card(1, CARD_0_2, path="/.well-known/agent.json"), fetch_card(2, status=404)], "2"),
     ("card-refetch", "fresh"): (
         [timed(fetch_card(1, response_headers=["Cache-Control: max-age=60"]), "01.000000"),
          timed(fetch_card(2), "02.000000")], "2"),

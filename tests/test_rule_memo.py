@@ -30,12 +30,12 @@ def _shortcuts_on(monkeypatch):
 MEMOIZED = sorted(rule_id for rule_id, rule in RULES.items() if rule.depends is not None)
 DEPENDS = {rule_id: RULES[rule_id].depends for rule_id in MEMOIZED}
 #: what the session answers from the held card, the call's address and the fronts it knows: the key's
-_KEYED_QUESTIONS = {"held_card", "root_card", "interfaces_for", "interfaces_called", "declared_versions", "address_of",
-                    "origin_of", "origins_of", "fronts_learned", "fronts"}
+_KEYED_QUESTIONS = {"held_card", "root_card", "root_card_0_2", "interfaces_for", "interfaces_called",
+                    "declared_versions", "address_of", "origin_of", "origins_of", "fronts_learned", "fronts"}
 #: what a key may read for the fronts learned (their number: fronts are only ever added)
 _FRONTS = {"fronts_learned", "fronts"}
 #: of those, the answers that change as fronts are learned
-_FRONTED = _KEYED_QUESTIONS - {"held_card"} - _FRONTS
+_FRONTED = _KEYED_QUESTIONS - {"held_card", "root_card", "root_card_0_2"} - _FRONTS  # root cards: by the call's origin
 #: what the engine keeps a memo's keys by (the call's plan: its operation and kind, with no error): a key
 #: need not hold them
 _PLANNED = {"operation", "kind", "error"}
@@ -184,7 +184,8 @@ def test_the_interface_rules_and_the_card_rules_are_each_memoized_by_one_key():
     assert set(MEMOIZED) == interface_rules | card_rules
     assert {DEPENDS[rule_id] for rule_id in interface_rules} == {INTERFACE}
     assert {DEPENDS[rule_id] for rule_id in card_rules - {"card-path"}} == {CARD_FETCH}
-    assert DEPENDS["card-path"] == (*CARD_FETCH, "root card")  # a card under a prefix: was the root's held?
+    # a card under a prefix: was the root's held? A probe of the 0.3 path: was the 0.2 card held?
+    assert DEPENDS["card-path"] == (*CARD_FETCH, "root card", "root card 0.2")
 
 
 def test_a_memoized_rule_reads_nothing_outside_its_key(tmp_path, monkeypatch):

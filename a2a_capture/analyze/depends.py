@@ -70,6 +70,13 @@ def _root_card(call, session) -> object:
     return None if held is None else Same(held.card)
 
 
+def _root_card_0_2(call, session) -> object:
+    """The card held from the call's origin at 0.2's path, by identity (card-path: a probe of the 0.3 path
+    when a 0.2 card was held)."""
+    held = session.root_card_0_2(call.agent)
+    return None if held is None else Same(held.card)
+
+
 #: the session's facts a rule may declare, each a function of the call and the session
 FACTS: dict[str, Callable[[Call, object], object]] = {
     "held card": _held_card,
@@ -77,6 +84,7 @@ FACTS: dict[str, Callable[[Call, object], object]] = {
     "credentials": _credentials,
     "own card": _own_card,
     "root card": _root_card,
+    "root card 0.2": _root_card_0_2,
 }
 CALL_FIELDS = frozenset(f.name for f in fields(Call))
 #: the call's fields that hold lists: a key holds them as tuples

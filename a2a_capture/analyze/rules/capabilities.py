@@ -71,17 +71,36 @@ the call fails with UnsupportedOperationError (-32004): a round trip the card ha
     fails_as=spec.REFUSED_CAPABILITY,
 )(_gated("capability-streaming"))
 
+def _extended_card(call, session):
+    """GetExtendedAgentCard, and 0.2's form of it: `GET /agent/authenticatedExtendedCard`, which is read
+    as a card fetch (it answers a card), judged by the same gate."""
+    if call.kind != "card":
+        yield from _gated_extended(call, session)
+        return
+    if not call.path.rstrip("/").endswith(spec.LEGACY_EXTENDED_CARD_PATH) or call.card is not None:
+        return  # an agent that served an extended card has one
+    held = session.held_card(call)
+    if held is None or held.extended or held.card.capability("extendedAgentCard"):
+        return
+    answer = f"; the agent answered {call.error.name}" if call.error else ""
+    yield Hit(f"GET {spec.LEGACY_EXTENDED_CARD_PATH} (0.2's extended card) on {held.card.name or call.agent}, whose "
+              f"card ({ref(held.fetch, call)}) {_lacks(held.card, 'extendedAgentCard')}{answer}", [held.fetch])
+
+
+_gated_extended = _gated("capability-extended-card")
+
 rule(
     id="capability-extended-card",
-    on=("GetExtendedAgentCard",),
+    on=("GetExtendedAgentCard", "card"),
     severity="error",
     title="Extended card asked of an agent that has none",
     spec="§3.3.4, §3.1.11",
     why="""
 GetExtendedAgentCard is only served when the card sets `capabilities.extendedAgentCard`
-(0.3: `supportsAuthenticatedExtendedCard`). Otherwise it fails with UnsupportedOperationError.""",
+(0.3 and 0.2: `supportsAuthenticatedExtendedCard`). Otherwise it fails with
+UnsupportedOperationError, or, for 0.2's `GET /agent/authenticatedExtendedCard`, 404.""",
     example="GetExtendedAgentCard to an agent whose card lacks extendedAgentCard",
     fix="Ask for the extended card only when the public card offers one.",
     lenient="this agent serves an extended card its public card does not offer; an agent that follows its card refuses",
     fails_as=spec.REFUSED_CAPABILITY,
-)(_gated("capability-extended-card"))
+)(_extended_card)

@@ -20,7 +20,9 @@ A2A 0.3 and 1.0 agents serve their card at `/.well-known/agent-card.json`. A req
 `/.well-known/agent.json` (the 0.2 path), `/.well-known/agent-card` or any other guess costs a
 round trip that usually ends in 404, and then a second request at the right path. A card of 0.2
 or before (no `protocolVersion`) answered at `/.well-known/agent.json` is not flagged: that was
-its path. An agent may mount its card under a path prefix (`/a2a/.well-known/agent-card.json`):
+its path, and once such a card is held, a probe of `/.well-known/agent-card.json` that finds
+nothing is a wasted call: the agent serves 0.2. An agent may mount its card under a path prefix
+(`/a2a/.well-known/agent-card.json`):
 a card found there is fine; one asked for under a prefix and not found there (a client given an
 interface URL, `/a2a/jsonrpc`, as its agent's address looks for the card under it), where the
 origin's card had been found at the root, is this rule's.""",
@@ -31,15 +33,20 @@ origin's card had been found at the root, is this rule's.""",
     fix="Request `/.well-known/agent-card.json` at the agent's origin (its base URL, not an interface URL), "
         "and only that.",
     lenient="this agent also serves its card at this path; an agent that follows 0.3 or 1.0 answers 404",
-    depends=(*CARD_FETCH, "root card"),
+    depends=(*CARD_FETCH, "root card", "root card 0.2"),
     more_cases=(("prefix", "wasted", "a card asked for under a path prefix and not found there (404, or an "
-                                     "answer that is not a card) where the origin's card at the root was held"),),
+                                     "answer that is not a card) where the origin's card at the root was held"),
+                ("0.2 held", "wasted", f"a card asked for at {spec.CARD_PATH} and not found there where the agent's "
+                                       f"card of 0.2 or before had been found at {spec.CARD_PATH_0_2}: its agent "
+                                       "serves 0.2, and the client held its card")),
 )
 def card_path(call, session):
     if call.kind != "card":
         return
     path = call.path.rstrip("/")
     if path.endswith(spec.CARD_PATH):
+        if path == spec.CARD_PATH and call.card is None:
+            yield from _probe_past_0_2(call, session)
         if path == spec.CARD_PATH or call.card is not None:
             return  # at the root, or served under its prefix: where the agent mounts it
         root = session.root_card(call.agent)
@@ -59,6 +66,18 @@ def card_path(call, session):
     right = session.card_at_right_path(call.agent)
     related = [right] if right else []
     yield Hit(f"card requested at {call.path} ({outcome}); A2A 0.3 and 1.0 serve it at {spec.CARD_PATH}", related)
+
+
+def _probe_past_0_2(call, session):
+    """A fetch of the 0.3 path that brought no card, where the agent's 0.2 card was held from its path:
+    the agent serves 0.2, whose card is at `agent.json` only, and the client had it already."""
+    held = session.root_card_0_2(call.agent)
+    if held is None or not held.card.before_0_3:
+        return
+    outcome = f"answered {call.status}" if call.status else "unanswered"
+    yield Hit(f"card requested at {spec.CARD_PATH} ({outcome}), where {ref(held.fetch, call)} had found this "
+              f"agent's card at {spec.CARD_PATH_0_2}: a card of 0.2 or before (no protocolVersion), whose agent "
+              f"serves it there only", [held.fetch], kind="redundant")
 
 
 @rule(

@@ -85,8 +85,13 @@ def method_version_mismatch(call, session):
                   lenient=f"this agent accepts {call.spelled_version} names; an agent of A2A {speaks} refuses them")
         return
     versions = ", ".join(sorted(declared))
-    yield Hit(f"{name} is a {call.spelled_version} name, but the interface it was sent to declares "
-              f"protocolVersion {versions}{instead}", [held.fetch] if held else [],
+    if said == "card":
+        instead = instead.replace("that interface calls it", "the card's interface calls it")
+    where = "the interface it was sent to declares" if said == "interface" else \
+        f"it was sent to an address the card ({ref(held.fetch, call)}) does not declare, whose {call.binding} " \
+        "interfaces declare"
+    yield Hit(f"{name} is a {call.spelled_version} name, but {where} protocolVersion {versions}{instead}",
+              [held.fetch] if held else [],
               lenient=f"this agent accepts {call.spelled_version} names; an agent that follows its card "
                       "refuses them",
               cause=f"the card's {call.binding} interfaces at {call.agent} declare protocolVersion {versions}; this "
@@ -105,6 +110,10 @@ def _version_fault(call, session) -> tuple[str, set[str]] | None:
     declared = session.declared_versions(call)
     if declared and not _spoken_by_any(call.spelled_version, versions, declared):
         return "interface", set(declared)
+    if not declared and not _matching_interfaces(call, session, loosely=True):  # sent where the card declares nothing
+        everywhere = _card_versions(call, session)
+        if everywhere and not _spoken_by_any(call.spelled_version, versions, everywhere):
+            return "card", set(everywhere)
     if not declared and _before_0_3(call, session):
         speaks = {v for v in spec.VERSIONS_BEFORE_0_3 if spec.spells(call.spelled_version, versions, v)}
         if not speaks:  # a name of 0.3 or 1.0: no agent of 0.2 or before knows it
@@ -122,11 +131,22 @@ def _spoken_by_any(name_version: str, versions: tuple[str, ...] | None, declared
     return any(spec.spells(name_version, versions, version) for version in declared)
 
 
-def _before_0_3(call, session) -> bool:
-    """Whether the call went to an interface of a card of 0.2 or before (no protocolVersion)."""
+def _card_versions(call, session) -> frozenset[str]:
+    """The versions the held card declares for the call's binding (else for any binding): what a call
+    sent to an address the card does not declare is judged by."""
     held = session.held_card(call)
-    return held is not None and held.card.before_0_3 and bool(
-        _matching_interfaces(call, session) or _matching_interfaces(call, session, loosely=True))
+    if held is None:
+        return frozenset()
+    interfaces = held.card.interfaces
+    same = [i for i in interfaces if i.binding.upper() == (call.binding or "").upper()] or interfaces
+    return frozenset(i.version for i in same if i.version)
+
+
+def _before_0_3(call, session) -> bool:
+    """Whether the call went to an agent whose card is of 0.2 or before (no protocolVersion), at one of its
+    interfaces or elsewhere: its names are judged wherever they were sent."""
+    held = session.held_card(call)
+    return held is not None and held.card.before_0_3
 
 
 @rule(
