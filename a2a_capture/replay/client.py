@@ -26,6 +26,7 @@ from a2a_capture.a2a import spec
 from a2a_capture.a2a.decode import decode
 from a2a_capture.address import pair
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
+from a2a_capture.capture.sse import parse as parse_sse
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record.flows import StreamCopy
 from a2a_capture.replay import preflight
@@ -233,11 +234,18 @@ class _Session:
         started = time.time()
         copy = StreamCopy()
         notes = list(notes)
+        hang_up = hung_up(exchange)
         try:
             wire = [(name, value.encode("utf-8", "surrogateescape")) for name, value in sent]  # as recorded, not ASCII
             with self.http.stream(request.method, base + target, headers=wire, content=body or None) as answer:
                 for chunk in answer.iter_raw():
                     copy(chunk)
+                    if hang_up is not None and answer.headers.get("content-type", "").startswith(
+                            "text/event-stream") and _complete_events(copy.body) >= hang_up.events:
+                        self._hold(started, hang_up.seconds)
+                        notes.append(f"replay closed the stream after {hang_up.events} event"
+                                     f"{'s' if hang_up.events != 1 else ''}, as the recorded client did")
+                        break
                 response = Response(status=answer.status_code, reason=answer.reason_phrase,
                                     headers=[(k, v) for k, v in answer.headers.multi_items()], body=copy.body)
         except httpx.HTTPError as error:
@@ -254,6 +262,44 @@ class _Session:
         meta = ExchangeMeta(start=format_time(started), end=format_time(ended), server=host)
         return Exchange(number=exchange.number, title=exchange.title, request=new_request, response=response,
                         notes=notes, meta=meta)
+
+
+    def _hold(self, started: float, seconds: float | None) -> None:
+        """With the recorded pace, keep a stream open as long as the recorded client did before it hung up."""
+        if self.options.speed > 0 and seconds is not None:
+            wait = started + seconds / self.options.speed - time.time()
+            if wait > 0:
+                time.sleep(wait)
+
+
+@dataclass(frozen=True)
+class HangUp:
+    """Where the recorded client closed a stream it had not read to its end."""
+
+    events: int  # the events it had read
+    seconds: float | None  # how long after the request it closed, where the capture has times
+
+
+#: the recorder's note on a response the client closed before its end (record/flows.py's error note)
+CLIENT_CLOSED = "error: the client closed the connection after part of the response"
+
+
+def _complete_events(body: bytes) -> int:
+    """The events of a stream so far that have ended (a frame still arriving is not one yet)."""
+    events = len(parse_sse(body))
+    return events if body.endswith((b"\n\n", b"\r\n\r\n", b"\r\r")) else max(events - 1, 0)
+
+
+def hung_up(exchange: Exchange) -> HangUp | None:
+    """Whether the recorded client closed this stream early, and where: a stream the replay must close
+    after as many events (the session then reaches the recorded states)."""
+    response = exchange.response
+    if response is None or not response.is_event_stream or not any(
+            note.startswith(CLIENT_CLOSED) for note in exchange.notes):
+        return None
+    started, ended = exchange.meta.started_at, exchange.meta.ended_at
+    seconds = (ended - started).total_seconds() if started is not None and ended is not None else None
+    return HangUp(events=len(response.events), seconds=seconds)
 
 
 def _no_more(new: Exchange, answer) -> str | None:
