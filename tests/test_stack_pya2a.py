@@ -44,13 +44,14 @@ def test_pya2a_client_and_mistakes_on_a_pya2a_agent(tmp_path, stack):
     assert statuses == [200, 200, 200, 200, 200, 200, 404, 400, 400, 200, 200, 200, 200], statuses
     assert restart.json()["result"]["status"]["state"] == "completed"  # t-1 restarted: its message appended, done again
     # 2 and 4: text parts to a card whose input modes are ["text"]: accepted, no input-mode finding
-    assert_triples("pya2a", triples(output, wasted=7, fragile=1), {
+    assert_triples("pya2a", triples(output, wasted=8, fragile=1), {
         (1, "card-schema", False),             # a 0.1 card: its skill has no tags, which 0.2 requires (advice)
         (6, "card-schema", False),
         (3, "connection-per-request", False),  # its client opens a connection per call (1-6: six ports)
         (3, "poll-terminal", True),            # the stream had shown t-1 completed
         (5, "cancel-terminal", True),          # tasks/send had answered t-2 completed (the agent: -32002)
         (6, "card-refetch", True),             # a second resolver, and the server set no expiry
+        (7, "card-path", True),                # the 0.3 card path, when the 0.2 card was held: this agent has none
         (8, "method-version-mismatch", True),  # 0.2's name; the agent refused it, so it speaks 0.1
         (9, "method-version-mismatch", True),  # 1.0's name: no agent of 0.2 or before knows it
         (10, "task-unknown", True),

@@ -219,6 +219,7 @@ def test_python_a2a_client_on_its_own_agent(tmp_path, stack):
     assert_triples("python-a2a", triples(output, wasted=0, fragile=2), {
         (1, "card-path", False),              # /.well-known/agent.json, served
         (2, "interface-undeclared", False),   # /tasks/send, answered though the card declares the root
+        (2, "method-version-mismatch", False),  # ... and tasks/send is 0.1's name: the 0.3 card says message/send
     })
 
 
