@@ -16,6 +16,17 @@ LIBRARIES: dict[str, tuple[str, dict[str, str]]] = {
         "return-immediately-poll": "`await agent.run(...)` without `background=True` waits for the result in one "
                                    "round trip (or `run(..., stream=True)` where the card offers streaming)",
     }),
+    # Node's fetch says `node` and nothing more: any Node.js client; the fixes are in @a2a-js/sdk's calls
+    "node": ("a Node.js client such as @a2a-js/sdk's (User-Agent: node)", {
+        "poll-terminal": "the last event of `client.sendMessageStream(...)` (or the task `client.sendMessage` "
+                         "returns) holds the final state; call `client.getTask` only while that is not terminal",
+        "subscribe-terminal": "call `client.resubscribeTask({id})` only for a task whose last state was not terminal",
+        "cancel-terminal": "call `client.cancelTask({id})` only while the task's last state is submitted, working "
+                           "or input-required",
+        "get-before-subscribe": "drop the `client.getTask` before `client.resubscribeTask`: its first event is the "
+                                "task",
+        "task-unknown": "pass the id a `task` event of the same client gave (`event.payload.value.id`)",
+    }),
 }
 
 

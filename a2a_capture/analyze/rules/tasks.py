@@ -57,7 +57,8 @@ def task_unknown(call, session):
                  else "")
         said = "" if named else f" (it said so with {call.error.name}, not TaskNotFoundError)"
         yield Hit(f"{call.operation or call.method} on task {call.task_id or '(none)'}, which the agent did not "
-                  f"know{said}{where}", [known.call] if known and known.agent != call.agent else [])
+                  f"know{said}{where}{library_fix(call, 'task-unknown')}",
+                  [known.call] if known and known.agent != call.agent else [])
 
 
 @rule(
@@ -85,7 +86,7 @@ def poll_terminal(call, session):
         return  # a different view of the task (history length), not a poll
     later = session.last_poll(call.task_id, call.agent, view)
     related = [earlier] if later is None or later is earlier else [earlier, later]
-    yield Hit(_already_ended(ended, call, _POLLED), related)
+    yield Hit(_already_ended(ended, call, _POLLED) + library_fix(call, "poll-terminal"), related)
 
 
 @rule(
@@ -108,7 +109,7 @@ def cancel_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield Hit(_already_ended(ended, call, _ENDED), [ended.call])
+        yield Hit(_already_ended(ended, call, _ENDED) + library_fix(call, "cancel-terminal"), [ended.call])
     elif call.error is not None and (call.error.name == "TaskNotCancelableError" or call.error.task_ended):
         yield Hit(f"the agent answered {call.error.name}: task {call.task_id} had already ended, which no earlier "
                   "answer in the capture had shown", kind="advice")
@@ -164,7 +165,7 @@ def subscribe_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield Hit(_already_ended(ended, call, _ENDED), [ended.call])
+        yield Hit(_already_ended(ended, call, _ENDED) + library_fix(call, "subscribe-terminal"), [ended.call])
     elif call.error is not None and _refused_as_ended(call.error):
         held = session.held_card(call)
         if held is None or held.card.streaming or call.error.task_ended:
@@ -326,7 +327,7 @@ def get_before_subscribe(call, session):
     last, task = session.last_a2a(call.agent) or (None, None)
     if last is not None and last.operation == "GetTask" and task == call.task_id:
         yield Hit(f"{ref(last, call)} read task {call.task_id} just before; the subscription's first event "
-                  "is the same snapshot", [last])
+                  f"is the same snapshot{library_fix(call, 'get-before-subscribe')}", [last])
 
 
 @rule(
