@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 
 from a2a_capture.analyze.engine import analyze
-from a2a_capture.report import machine
+from a2a_capture.report import machine, walkthrough
+from a2a_capture.report.render import render
 from tests.builders import ORIGIN, block, card, fetch_card, http_request, http_response, message, rpc, task, write
 from tests.counts import assert_counts_agree
 
@@ -43,6 +44,13 @@ def test_a_url_that_doubles_the_path_is_one_cause_naming_both_halves(tmp_path):
     assert text.count(f"cause: {cause.cause}: 6 findings (interface-undeclared) on exchanges 2, 3, 4, 5, 6, 7") == 1
     said = json.loads(machine.to_json(analysis))["summary"]["causes"]
     assert said == [cause.model_dump()]
+    results = json.loads(machine.sarif(analysis))["runs"][0]["results"]  # each result names its cause too
+    assert [r["properties"].get("cause") for r in results if r["ruleId"] == "interface-undeclared"] == [cause.cause] * 6
+    model = walkthrough.build([str(path)])
+    for kind in ("md", "html"):  # the report's first screen says it once too
+        page = render(model, kind)
+        assert page.count("One cause behind 6 findings on 6 exchanges") == 1, kind
+        assert URL in page.split("One cause behind", 1)[1].split("\n", 1)[0], kind
     assert_counts_agree([path], tmp_path)
 
 

@@ -343,7 +343,8 @@ class SarifWriter(Writer):
             "partialFingerprints": {"a2aCaptureFinding/v1": _fingerprint(finding)},
             "properties": {"wasted": finding.wasted, "outcome": finding.outcome,
                            **({"cost": finding.cost} if finding.cost is not None else {}),
-                           **({"flow": finding.flow} if finding.flow is not None else {})},
+                           **({"flow": finding.flow} if finding.flow is not None else {}),
+                           **({"cause": finding.cause} if finding.cause is not None else {})},
         }
         related = [
             {"id": number, "message": {"text": f"exchange {label}"}, **_location(file, line, self.base)}
