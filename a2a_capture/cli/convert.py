@@ -32,6 +32,6 @@ def convert_command(source, output, source_kind, target_kind, redact):
     """
     from a2a_capture.convert import convert
 
-    capture = convert(source, output, source_kind, target_kind, redact=redact)
-    if not warn_if_empty([source], len(capture.exchanges), f"wrote {output} of none"):
-        click.echo(f"wrote {len(capture.exchanges)} exchanges to {output}", err=True)
+    count = convert(source, output, source_kind, target_kind, redact=redact)
+    if not warn_if_empty([source], count, f"wrote {output} of none"):
+        click.echo(f"wrote {count} exchanges to {output}", err=True)

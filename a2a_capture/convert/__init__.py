@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
-from a2a_capture.capture import capture_bytes, read_capture
-from a2a_capture.capture.models import Capture
-from a2a_capture.convert.har import ConvertError, capture_to_har, har_to_capture
+from a2a_capture.capture import capture_bytes, open_capture, read_capture
+from a2a_capture.capture.models import Capture, Exchange
+from a2a_capture.convert.har import ConvertError, capture_to_har, har_to_capture, write_har
 from a2a_capture.convert.mitm import capture_to_flows, flows_to_capture
 
 FORMATS = {".http": "http", ".har": "har", ".mitm": "mitm", ".flow": "mitm", ".flows": "mitm", ".dump": "mitm"}
@@ -37,19 +39,67 @@ def dump(capture: Capture, kind: str) -> bytes:
 
 
 def convert(source: str, target: str, source_kind: str | None = None, target_kind: str | None = None,
-            *, redact: bool = True) -> Capture:
-    """Convert a file; every secret the policy finds is masked unless ``redact`` is False."""
-    kind = format_of(source, source_kind)
-    capture = load(source, kind)
+            *, redact: bool = True) -> int:
+    """Convert a file; every secret the policy finds is masked unless ``redact`` is False. Answers
+    the number of exchanges converted. A capture to HAR is converted an exchange at a time."""
+    kind, to = format_of(source, source_kind), format_of(target, target_kind)
+    masker = None
     if redact:
         from a2a_capture.report.mask import Masker
 
         masker = Masker.for_files([source])
+    if kind == "http" and to == "har" and not _same_file(source, target):
+        return _capture_to_har_file(source, target, masker)
+    capture = load(source, kind)
+    if masker is not None:
         capture = capture.model_copy(update={"exchanges": [masker.exchange(e) for e in capture.exchanges],
                                              "notes": [masker.text(note) for note in capture.notes]})
-    data = dump(capture, format_of(target, target_kind))
+    data = dump(capture, to)
     try:
         Path(target).write_bytes(data)
     except OSError as error:
         raise ConvertError(f"cannot write {target}: {error.strerror or error}") from None
-    return capture
+    return len(capture.exchanges)
+
+
+def _capture_to_har_file(source: str, target: str, masker) -> int:
+    """A capture written to HAR as it is read, an entry per exchange: the memory of its largest
+    exchange, whatever its length. A conversion that fails half-way leaves no file behind."""
+    reader = open_capture(source)
+    count = 0
+
+    def exchanges() -> Iterator[Exchange]:
+        nonlocal count
+        for exchange in reader:
+            count += 1
+            yield masker.exchange(exchange) if masker is not None else exchange
+
+    notes = [masker.text(note) for note in reader.notes] if masker is not None else reader.notes
+    try:
+        with open(target, "wb") as out:
+            write_har(notes, reader.meta, exchanges(), out)
+    except OSError as error:
+        _remove(target)
+        raise ConvertError(f"cannot write {target}: {error.strerror or error}") from None
+    except BaseException:
+        _remove(target)
+        raise
+    finally:
+        reader.close()
+    return count
+
+
+def _same_file(source: str, target: str) -> bool:
+    try:
+        return os.path.samefile(source, target)
+    except OSError:
+        return False
+
+
+def _remove(path: str) -> None:
+    """A half-written file removed: only a file of its own, never a device such as /dev/stdout."""
+    try:
+        if os.path.isfile(path) and not os.path.islink(path):
+            os.remove(path)
+    except OSError:
+        pass

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import json
 import re
+import shutil
 import string
+import tempfile
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
+from typing import BinaryIO
 from urllib.parse import parse_qsl, quote, urlsplit
 
 from pydantic import ValidationError
@@ -333,20 +338,57 @@ PAGE = "page_1"
 
 
 def capture_to_har(capture: Capture) -> bytes:
-    entries = [_entry(exchange) for exchange in capture.exchanges]
-    har = {"log": {"version": "1.2", "creator": {"name": "a2a-capture", "version": __version__},
-                   "pages": [_page(entries)], "entries": entries,
-                   "_a2aNotes": capture.notes, "_a2aMeta": capture.meta}}
+    out = io.BytesIO()
+    write_har(capture.notes, capture.meta, capture.exchanges, out)
+    return out.getvalue()
+
+
+#: an entry's lines inside log.entries, as json.dumps(indent=2) indents them there
+_ENTRY_INDENT = b"\n" + b" " * 6
+
+
+def write_har(notes: list[str], meta: list, exchanges: Iterable[Exchange], out: BinaryIO) -> int:
+    """The HAR document written an entry at a time as each exchange comes, so a capture of any
+    length is converted in the memory of its largest exchange; answers the entries written. The
+    page, which comes first, needs every entry's host and start: the entries wait in a spool
+    file meanwhile. The bytes are json.dumps(indent=2)'s of the whole document: its head and tail
+    are a document's without entries, and each entry is dumped alone and indented as it stands
+    inside it (JSON text has no raw newline inside a string: each newline is one between lines)."""
+    hosts: dict[str, None] = {}
+    started: str | None = None
+    count = 0
+    with tempfile.TemporaryFile() as spool:
+        for exchange in exchanges:
+            entry = _entry(exchange)
+            if not entry["_a2aWebhook"]:
+                hosts.setdefault(urlsplit(entry["request"]["url"]).netloc)
+            if started is None or entry["startedDateTime"] < started:
+                started = entry["startedDateTime"]
+            spool.write((b",\n" if count else b"\n") + _ENTRY_INDENT[1:]
+                        + _dumped(entry).replace(b"\n", _ENTRY_INDENT))
+            count += 1
+        empty = {"log": {"version": "1.2", "creator": {"name": "a2a-capture", "version": __version__},
+                         "pages": [_page(list(hosts), started)], "entries": [],
+                         "_a2aNotes": notes, "_a2aMeta": meta}}
+        head, _, tail = _dumped(empty).partition(b'"entries": []')
+        out.write(head + b'"entries": [')
+        spool.seek(0)
+        shutil.copyfileobj(spool, out)
+        out.write((b"\n    ]" if count else b"]") + tail)
+    return count
+
+
+def _dumped(value: object) -> bytes:
     # bytes that were not UTF-8 are kept as surrogates (\udcXX), which can stand only inside JSON
     # strings: written backslash-escaped they are JSON escapes, and read back as the same bytes
-    return json.dumps(har, indent=2, ensure_ascii=False).encode("utf-8", "backslashreplace")
+    return json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "backslashreplace")
 
 
-def _page(entries: list[dict]) -> dict:
-    """The session as HAR's page: it starts with its first entry; no page load happened (-1)."""
-    hosts = list(dict.fromkeys(urlsplit(e["request"]["url"]).netloc for e in entries if not e["_a2aWebhook"]))
-    started = min((e["startedDateTime"] for e in entries), default="1970-01-01T00:00:00Z")
-    return {"startedDateTime": started, "id": PAGE, "title": "A2A traffic to " + (", ".join(hosts) or "no agent"),
+def _page(hosts: list[str], started: str | None) -> dict:
+    """The session as HAR's page: it starts with its first entry (``started``: the earliest
+    entry's start; ``hosts``: the agents' in order); no page load happened (-1)."""
+    return {"startedDateTime": started or "1970-01-01T00:00:00Z", "id": PAGE,
+            "title": "A2A traffic to " + (", ".join(hosts) or "no agent"),
             "pageTimings": {"onContentLoad": -1, "onLoad": -1}}
 
 
