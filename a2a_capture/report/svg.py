@@ -154,12 +154,17 @@ def _layout(shown: list[Arrow], top: float, headings: set[int], by_time: bool) -
     return [row for row in rows if row is not None], y
 
 
-def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, narrow: bool = False) -> str:
+def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, narrow: bool = False,
+             total: int | None = None, all_times: bool | None = None) -> str:
     """The diagram, ``narrow`` for a phone: as wide as a phone's screen whatever the number of
     agents (labels cut shorter; each keeps its whole text as its title), with a class and an
     arrowhead id of its own, so a page can hold both and show one."""
-    ordered = sorted(arrows, key=lambda a: a.time) if timed and all(a.time is not None for a in arrows) \
-        else list(arrows)
+    # ``total`` and ``all_times``: the session's arrows and whether each has its time, where ``arrows``
+    # holds only the first ones drawn
+    total = len(arrows) if total is None else total
+    if all_times is None:
+        all_times = all(a.time is not None for a in arrows)
+    ordered = sorted(arrows, key=lambda a: a.time) if timed and all_times else list(arrows)
     shown = ordered[:MAX_ARROWS]
     columns = ["client", *lifelines]
     width = NARROW_SEQUENCE_WIDTH if narrow else max(SEQUENCE_WIDTH, 200 * len(columns))
@@ -219,8 +224,8 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
                          f'<text x="{text_x:.0f}" y="{row.answer + 14:.0f}" text-anchor="{anchor}" '
                          f'class="answer-text{failed}">{escape(fit(text, room))}</text>')
         parts.append("</g></a>")
-    if len(arrows) > MAX_ARROWS:
-        parts.append(f'<text x="10" y="{height - 12}" class="more">… {len(arrows) - MAX_ARROWS} more exchanges '
+    if total > MAX_ARROWS:
+        parts.append(f'<text x="10" y="{height - 12}" class="more">… {total - MAX_ARROWS} more exchanges '
                      'are in the walkthrough</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -270,11 +275,12 @@ def _positions(marks: list[Mark], timed: bool, origin: float) -> list[float]:
 
 
 def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool, total: int,
-             each_session: bool = False, narrow: bool = False) -> str:
+             each_session: bool = False, narrow: bool = False, tasks_total: int | None = None) -> str:
     """One row per task: each state a bar from when it was seen until the next one
     (``each_session``: times count from each independent session's first request); ``narrow``
     for a phone: as wide as its screen, rows named by the task alone (the agent in its title),
     fewer ticks, the legend in two columns, and a class of its own."""
+    tasks_total = len(tasks) if tasks_total is None else tasks_total  # where ``tasks`` holds the drawn ones
     rows = list(tasks.items())[:MAX_TASKS]
     if not rows:
         return ""
@@ -327,9 +333,9 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
         parts.append(f'<rect x="{x0}" y="{legend_y - 10}" width="14" height="14" fill="{colour}"/>'
                      f'<text x="{x0 + 3}" y="{legend_y + 1}" class="state">{STATE_LETTERS[state]}</text>'
                      f'<text x="{x0 + 18}" y="{legend_y}" class="legend">{escape(name)}</text>')
-    if len(tasks) > MAX_TASKS:
+    if tasks_total > MAX_TASKS:
         first_legend = height - 12 - 20 * (legend_rows - 1)
-        parts.append(f'<text x="8" y="{first_legend - 24}" class="more">… {len(tasks) - MAX_TASKS} more tasks</text>')
+        parts.append(f'<text x="8" y="{first_legend - 24}" class="more">… {tasks_total - MAX_TASKS} more tasks</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -384,10 +390,11 @@ def _mermaid_message(text: str) -> str:
     return _MERMAID_MESSAGE_UNSAFE.sub(" ", text).strip()[:80] or "-"
 
 
-def mermaid(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False) -> str:
+def mermaid(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, total: int | None = None) -> str:
     """A Mermaid sequence diagram, for Markdown hosts that draw it: each answer with how long its
     call took, the agent activated while it worked, and (``timed``) a webhook inside the call
     open when it came, as the SVG draws them."""
+    total = len(arrows) if total is None else total  # where ``arrows`` holds only the first ones drawn
     alias = {"client": "client", **{name: f"agent{index + 1}" for index, name in enumerate(lifelines)}}
     lines = ["sequenceDiagram", "    participant client"]
     lines += [f"    participant {alias[name]} as {_mermaid_text(name)}" for name in lifelines]
@@ -417,17 +424,22 @@ def mermaid(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False) -
                                      f"    deactivate {agent}"]))
     for _, _, told in sorted(said, key=lambda item: (item[0], item[1])):
         lines += told
-    if len(arrows) > MAX_MERMAID:
-        lines.append(f"    Note over client: {len(arrows) - MAX_MERMAID} more exchanges in the walkthrough")
+    if total > MAX_MERMAID:
+        lines.append(f"    Note over client: {total - MAX_MERMAID} more exchanges in the walkthrough")
     return "\n".join(lines)
 
 
 def timeline_text(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool,
-                  each_session: bool = False) -> list[str]:
+                  each_session: bool = False, total: int | None = None, origin: float | None = None) -> list[str]:
     """One line per task: its states in order, each with where (and when) it was seen
-    (``each_session``: the times count from each session's first request already)."""
-    origin = 0.0 if each_session else min((m.at for marks in tasks.values() for m in marks if m.at is not None),
-                                          default=0.0)
+    (``each_session``: the times count from each session's first request already). ``total``
+    and ``origin``: the session's tasks and its earliest state's time, where ``tasks`` holds
+    only the first ones drawn."""
+    total = len(tasks) if total is None else total
+    if each_session:
+        origin = 0.0
+    elif origin is None:
+        origin = min((m.at for marks in tasks.values() for m in marks if m.at is not None), default=0.0)
     lines = []
     for task, marks in list(tasks.items())[:MAX_TASKS]:
         steps = []
@@ -436,6 +448,6 @@ def timeline_text(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed
             steps.append(f"{state_name(mark.state)} ({mark.where or mark.anchor}{when})")
         owner = f" at {owners[task]}" if owners.get(task) else ""
         lines.append(f"{task[:8]}{owner}: " + " → ".join(steps))
-    if len(tasks) > MAX_TASKS:
-        lines.append(f"… {len(tasks) - MAX_TASKS} more tasks")
+    if total > MAX_TASKS:
+        lines.append(f"… {total - MAX_TASKS} more tasks")
     return lines

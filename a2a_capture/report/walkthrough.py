@@ -7,10 +7,11 @@ rule, the agents, the pictures, and every exchange cut to what matters.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import os
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -411,9 +412,8 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
     finding_views: list[FindingView] = []
     flagged: list[str] = []  # anchors of the exchanges with findings, in order
     agents: dict[str, AgentView] = {}
-    arrows: list[svg.Arrow] = []
-    arrow_sessions: list[int] = []  # each arrow's session, to keep independent sessions apart
-    tasks: dict[str, list[svg.Mark]] = defaultdict(list)
+    arrows = _Arrows()
+    tasks = _Tasks()
     task_owner: dict[str, str] = {}
     views_of = reader.finding_views()
     order = 0  # exchange position in the session, the axis when a capture has no timestamps
@@ -445,15 +445,14 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
             for task in [facts.task_id, *(t for t, _, _ in facts.states)]:
                 if task:
                     task_owner.setdefault(task, lifeline)
-        arrows.append(svg.Arrow(anchor=place, label=_arrow_label(exchange, facts), lifeline=lifeline,
-                                answer=ending, wasted=any(f.wasted for f in here), events=events,
-                                webhook=exchange.webhook, name=name, time=facts.started,
-                                file=reader.stems[file] if several else "", failed=facts.failed,
-                                duration=facts.duration))
-        arrow_sessions.append(session)
+        arrows.add(svg.Arrow(anchor=place, label=_arrow_label(exchange, facts), lifeline=lifeline,
+                             answer=ending, wasted=any(f.wasted for f in here), events=events,
+                             webhook=exchange.webhook, name=name, time=facts.started,
+                             file=reader.stems[file] if several else "", failed=facts.failed,
+                             duration=facts.duration), session)
         # states: from the response (and its frames), and from frames shown late for an earlier stream
         for task, state, at in facts.states:
-            mark = _mark(tasks, task, state, order, at, place, name)
+            mark = tasks.mark(task, state, order, at, place, name)
             if mark is not None:
                 session_marks.append(mark)
         if exchange.late_body:
@@ -461,29 +460,33 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
             owner_anchor = reader.anchor(file, str(owner)) if owner is not None else place
             owner_name = reader.name(file, str(owner)) if owner is not None else name
             for task, state in facts.late_states:
-                _mark(tasks, task, state, order, None, owner_anchor, owner_name)
+                tasks.mark(task, state, order, None, owner_anchor, owner_name)
         order += 1
     _from_start(session_marks, session_start, len(sessions))
     if masker:
         for view in finding_views:
             view.message = masker.text(view.message)
-    for arrow in arrows:
+    for arrow in arrows.kept():
         if arrow.webhook:
             arrow.lifeline = task_owner.get(arrow.lifeline, "an agent")
-    lifelines = list(dict.fromkeys(arrow.lifeline for arrow in arrows))
+    lifelines = arrows.lifelines(task_owner)
     counted = reader.summaries[0] if len(reader.summaries) == 1 else join(
         [Analysis(summary=one) for one in reader.summaries]).summary  # every count the report states
     summary = counted.model_dump()
     rules = _rule_groups(finding_views, accepted is not None, counted)
-    timed = all(arrow.time is not None for arrow in arrows if not arrow.webhook) and bool(arrows)
-    task_views = _task_views(tasks, task_owner)
+    timed = arrows.timed
+    troubled = tasks.troubled(task_owner)
     shown = len(flagged) if only_flagged else order
 
     def walk() -> Iterator[ExchangeView]:
         return _walk(reader, flagged, whole=whole, verbatim=verbatim, only_flagged=only_flagged)
 
     multi = len(sessions) > 1
-    ordered = _by_session(arrows, arrow_sessions) if timed and multi else arrows
+    # the diagrams' arrows: independent sessions one after another, each in time order; one session's
+    # in time order where the capture has every time (the SVG's; Mermaid lays out its first ones by time)
+    by_session = arrows.earliest() if timed and multi else arrows.first
+    drawn = arrows.earliest() if timed and (multi or arrows.all_times) else arrows.first
+    shown_tasks = tasks.shown()
     report = ReportModel(
         title=title or _title(files),
         files=[_relative(file) for file in files],
@@ -493,19 +496,24 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         only_flagged=only_flagged,
         masked=masker is not None,
         summary=summary,
-        verdict=_verdict(finding_views, task_views, accepted is not None, counted, rules),
+        verdict=_verdict(finding_views, troubled, len(tasks), accepted is not None, counted, rules),
         findings=finding_views,
         rules=rules,
         agents=list(agents.values()),
         exchanges=Exchanges(walk, shown),
         shown=shown,
-        sequence_svg=svg.sequence(lifelines, ordered, timed=timed and not multi),
-        sequence_narrow_svg=svg.sequence(lifelines, ordered, timed=timed and not multi, narrow=True),
-        timeline_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order, each_session=multi),
-        timeline_narrow_svg=svg.timeline(dict(tasks), task_owner, timed=timed, total=order,
-                                         each_session=multi, narrow=True),
-        sequence_mermaid=svg.mermaid(lifelines, ordered, timed=timed and not multi),
-        timeline_text=svg.timeline_text(dict(tasks), task_owner, timed=timed, each_session=multi),
+        sequence_svg=svg.sequence(lifelines, drawn[:svg.MAX_ARROWS], timed=timed and not multi, total=len(arrows),
+                                  all_times=arrows.all_times),
+        sequence_narrow_svg=svg.sequence(lifelines, drawn[:svg.MAX_ARROWS], timed=timed and not multi, narrow=True,
+                                         total=len(arrows), all_times=arrows.all_times),
+        timeline_svg=svg.timeline(shown_tasks, task_owner, timed=timed, total=order, each_session=multi,
+                                  tasks_total=len(tasks)),
+        timeline_narrow_svg=svg.timeline(shown_tasks, task_owner, timed=timed, total=order,
+                                         each_session=multi, narrow=True, tasks_total=len(tasks)),
+        sequence_mermaid=svg.mermaid(lifelines, by_session[:svg.MAX_MERMAID], timed=timed and not multi,
+                                     total=len(arrows)),
+        timeline_text=svg.timeline_text(shown_tasks, task_owner, timed=timed, each_session=multi,
+                                        total=len(tasks), origin=tasks.earliest_at),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
         several=several,
         sessions=len(sessions) if groups else 1,
@@ -562,20 +570,94 @@ def _walk(reader: _Session, flagged: list[str], *, whole: bool, verbatim: bool,
         yield masker.model(view, skip=frozenset({"listing"})) if masker else view
 
 
-def _by_session(arrows: list[svg.Arrow], sessions: list[int]) -> list[svg.Arrow]:
-    """The arrows session by session, in the order the sessions were given, each session's in
-    the order its requests were sent (``sessions``: each arrow's session)."""
-    order = sorted(range(len(arrows)), key=lambda i: (sessions[i], arrows[i].time))
-    return [arrows[i] for i in order]
+class _Arrows:
+    """The sequence diagram's arrows as the overview's pass meets them, kept only as far as the
+    diagrams draw them (the first few, and the earliest few by time), so a report's memory does
+    not follow its number of exchanges; the lifelines in the order they first appear."""
+
+    def __init__(self) -> None:
+        self.first: list[svg.Arrow] = []  # the first ones, in the order met: the Mermaid diagram's, or untimed
+        self._earliest: list[tuple] = []  # a heap of the earliest by (session, time, order), latest on top
+        self._keep = max(svg.MAX_MERMAID, svg.MAX_ARROWS)
+        self._lifelines: dict[tuple[bool, str], None] = {}  # (webhook, lifeline or task), in order
+        self._count = 0
+        self.all_times = True  # every arrow, a webhook's too, has its time
+        self.timed = False  # every request has its time, and there is one
+
+    def add(self, arrow: svg.Arrow, session: int) -> None:
+        if self._count == 0:
+            self.timed = True
+        self._count += 1
+        if len(self.first) < self._keep:
+            self.first.append(arrow)
+        self._lifelines.setdefault((arrow.webhook, arrow.lifeline))
+        if arrow.time is None:
+            self.all_times = False
+            self.timed = self.timed and arrow.webhook
+            return
+        key = (-session, -arrow.time, -self._count, arrow)
+        if len(self._earliest) < self._keep:
+            heapq.heappush(self._earliest, key)
+        elif key[:3] > self._earliest[0][:3]:
+            heapq.heapreplace(self._earliest, key)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def earliest(self) -> list[svg.Arrow]:
+        """The first arrows by session, then time, then the order met (a stable sort's)."""
+        return [item[3] for item in sorted(self._earliest, key=lambda item: item[:3], reverse=True)]
+
+    def kept(self) -> list[svg.Arrow]:
+        """Every arrow kept, once (one may be among the first and the earliest)."""
+        return list({id(arrow): arrow for arrow in [*self.first, *(item[3] for item in self._earliest)]}.values())
+
+    def lifelines(self, task_owner: dict[str, str]) -> list[str]:
+        """Every arrow's lifeline in the order they first appear, a webhook's its task's agent."""
+        return list(dict.fromkeys(task_owner.get(name, "an agent") if webhook else name
+                                  for webhook, name in self._lifelines))
 
 
-def _mark(tasks, task: str, state: str, order: int, at: float | None, place: str, where: str) -> svg.Mark | None:
-    seen = tasks[task]
-    if seen and seen[-1].state == state:  # a poll that finds the same state draws no new bar
-        return None
-    mark = svg.Mark(order=order, at=at, state=state, anchor=place, where=where)
-    seen.append(mark)
-    return mark
+class _Tasks:
+    """Each task's states as the overview's pass meets them: every mark of the tasks the timeline
+    draws, only the last state and where it was seen of the others (what the verdict names)."""
+
+    def __init__(self) -> None:
+        self._drawn: dict[str, list[svg.Mark]] = {}
+        self._last: dict[str, tuple[str, str]] = {}  # the others': (state, anchor)
+        self.earliest_at: float | None = None  # the earliest time any task was seen in a state
+
+    def mark(self, task: str, state: str, order: int, at: float | None, place: str, where: str) -> svg.Mark | None:
+        """A task seen in a state; a poll that finds the same state draws no new bar (None)."""
+        drawn = self._drawn.get(task)
+        if drawn is None and task not in self._last and len(self._drawn) < svg.MAX_TASKS:
+            drawn = self._drawn[task] = []
+        if drawn is None:
+            last = self._last.get(task)
+            if last is not None and last[0] == state:
+                return None
+            self._last[task] = (state, place)
+        elif drawn and drawn[-1].state == state:
+            return None
+        if at is not None and (self.earliest_at is None or at < self.earliest_at):
+            self.earliest_at = at
+        mark = svg.Mark(order=order, at=at, state=state, anchor=place, where=where)
+        if drawn is not None:
+            drawn.append(mark)
+        return mark
+
+    def __len__(self) -> int:
+        return len(self._drawn) + len(self._last)
+
+    def shown(self) -> dict[str, list[svg.Mark]]:
+        return self._drawn
+
+    def troubled(self, owner: dict[str, str]) -> list[TaskView]:
+        """The tasks whose last state stands out, in the order they were first seen."""
+        lasts = itertools.chain(((task, marks[-1].state, marks[-1].anchor) for task, marks in self._drawn.items()),
+                                ((task, state, anchor) for task, (state, anchor) in self._last.items()))
+        return [TaskView(id=task, short=short_id(task), agent=owner.get(task, ""), state=svg.state_name(state),
+                         anchor=anchor) for task, state, anchor in lasts if svg.state_name(state) in TROUBLE]
 
 
 def _lifeline(facts: ExchangeFacts, agents: dict[str, AgentView]) -> str:
@@ -656,16 +738,7 @@ def _share(group: RuleGroup, summary: Summary) -> int | None:
     return None
 
 
-def _task_views(tasks: dict[str, list], owner: dict[str, str]) -> list[TaskView]:
-    views = []
-    for task, marks in tasks.items():
-        last = marks[-1]
-        views.append(TaskView(id=task, short=short_id(task), agent=owner.get(task, ""),
-                              state=svg.state_name(last.state), anchor=last.anchor))
-    return views
-
-
-def _verdict(findings: list[FindingView], tasks: list[TaskView], judged: bool, summary: Summary,
+def _verdict(findings: list[FindingView], troubled: list[TaskView], tasks: int, judged: bool, summary: Summary,
              rules: list[RuleGroup]) -> Verdict:
     """What went wrong and what it cost: every count as the analysis's summary has it."""
     severities = Counter(f.severity for f in findings)
@@ -673,7 +746,6 @@ def _verdict(findings: list[FindingView], tasks: list[TaskView], judged: bool, s
     worst = _costliest([f for f in findings if f.outcome == "wasted"])
     fragile = None if worst else _most_serious([f for f in findings if f.round_trip == "fragile"
                                                 and f.outcome == "fragile"])
-    troubled = [task for task in tasks if task.state in TROUBLE]
     wasted, lenient = summary.wasted_round_trips, summary.fragile_round_trips
     advice = summary.findings_by_outcome.get("advice", 0)
     if not summary.findings:
@@ -693,7 +765,7 @@ def _verdict(findings: list[FindingView], tasks: list[TaskView], judged: bool, s
         by_severity=[(level, severities[level]) for level in ("error", "warning", "info") if severities[level]],
         wasted=wasted, fragile=lenient, advice=advice, findings=summary.findings,
         flagged=summary.flagged_round_trips, new=new, cost=summary.wasted_seconds, worst=worst,
-        most_fragile=fragile, troubled=troubled, tasks=len(tasks), shares=_shares(rules, summary),
+        most_fragile=fragile, troubled=troubled, tasks=tasks, shares=_shares(rules, summary),
     )
 
 

@@ -1,0 +1,110 @@
+"""The report's overview keeps aggregates, not every exchange: each is what the whole list gave."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from a2a_capture.report import svg
+from a2a_capture.report.walkthrough import TROUBLE, _Arrows, _Tasks
+
+
+def _arrows(count: int, rng: random.Random, sessions: int = 1, untimed: float = 0.0) -> list[tuple[svg.Arrow, int]]:
+    made = []
+    for number in range(count):
+        webhook = rng.random() < 0.1
+        time = None if rng.random() < untimed else round(rng.uniform(0, 50), 1)  # ties, as clocks have
+        made.append((svg.Arrow(anchor=f"ex-{number}", label=str(number), lifeline=f"agent-{rng.randint(0, 5)}",
+                               answer="completed", wasted=False, events=0, webhook=webhook, time=time),
+                     number * sessions // count))
+    return made
+
+
+def test_the_earliest_arrows_are_the_first_of_the_sorted_whole():
+    rng = random.Random(5)
+    for sessions in (1, 3):
+        made = _arrows(2000, rng, sessions)
+        kept = _Arrows()
+        for arrow, session in made:
+            kept.add(arrow, session)
+        whole = [arrow for arrow, _ in sorted(made, key=lambda item: (item[1], item[0].time))]
+        assert kept.earliest() == whole[:max(svg.MAX_ARROWS, svg.MAX_MERMAID)]
+        assert kept.first == [arrow for arrow, _ in made][:max(svg.MAX_ARROWS, svg.MAX_MERMAID)]
+        assert len(kept) == len(made) and kept.timed and kept.all_times
+
+
+def test_an_arrow_without_its_time_is_said():
+    rng = random.Random(6)
+    made = _arrows(500, rng, untimed=0.01)
+    kept = _Arrows()
+    for arrow, session in made:
+        kept.add(arrow, session)
+    assert not kept.all_times
+    assert kept.timed == all(arrow.time is not None for arrow, _ in made if not arrow.webhook)
+
+
+def test_lifelines_come_in_the_order_they_first_appear_a_webhook_as_its_task_agent():
+    kept = _Arrows()
+    for lifeline, webhook in [("b", False), ("task-1", True), ("a", False), ("b", False), ("task-2", True)]:
+        kept.add(svg.Arrow(anchor="", label="", lifeline=lifeline, answer="", wasted=False, events=0,
+                           webhook=webhook), 0)
+    assert kept.lifelines({"task-1": "c", "task-2": "a"}) == ["b", "c", "a"]
+    assert kept.lifelines({}) == ["b", "an agent", "a"]
+
+
+def test_tasks_past_the_drawn_ones_keep_their_last_state_for_the_verdict():
+    rng = random.Random(7)
+    states = ["working", "completed", "failed", "input-required", "canceled"]
+    tasks, whole = _Tasks(), {}
+    for order in range(3000):
+        task, state = f"task-{rng.randint(0, 400)}", rng.choice(states)
+        at = rng.choice([None, rng.uniform(0, 100)])
+        seen = whole.setdefault(task, [])
+        new = not seen or seen[-1][0] != state
+        if new:
+            seen.append((state, f"ex-{order}", at))
+        assert (tasks.mark(task, state, order, at, f"ex-{order}", f"Exchange {order}") is not None) == new
+    assert len(tasks) == len(whole)
+    drawn = tasks.shown()
+    assert list(drawn) == list(whole)[:svg.MAX_TASKS]
+    assert all([(m.state, m.anchor, m.at) for m in drawn[task]] == whole[task] for task in drawn)
+    troubled = tasks.troubled({})
+    assert [(t.id, t.anchor) for t in troubled] == [(task, marks[-1][1]) for task, marks in whole.items()
+                                                     if svg.state_name(marks[-1][0]) in TROUBLE]
+    assert tasks.earliest_at == min(at for marks in whole.values() for _, _, at in marks if at is not None)
+
+
+def test_each_kept_arrow_is_given_once():
+    kept = _Arrows()
+    for number in range(10):
+        kept.add(svg.Arrow(anchor=f"ex-{number}", label="", lifeline="a", answer="", wasted=False, events=0,
+                           webhook=False, time=float(number)), 0)
+    assert len(kept.kept()) == 10
+
+
+def test_a_long_session_s_figures_count_what_they_do_not_draw(tmp_path):
+    from a2a_capture.capture import CaptureWriter, Exchange, ExchangeMeta, Request, Response
+    from a2a_capture.report import walkthrough
+
+    writer, path = CaptureWriter(), tmp_path / "long.http"
+    with open(path, "wb") as out:
+        for number in range(1, 201):
+            state = "TASK_STATE_FAILED" if number % 7 else "TASK_STATE_COMPLETED"
+            body = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"task": {
+                "id": f"task-{number}", "contextId": "c", "status": {"state": state}}}})
+            start = f"2026-11-30T07:40:{number % 60:02d}.{number:06d}Z"
+            out.write(writer.block(Exchange(
+                number=number, title="SendMessage", meta=ExchangeMeta(start=start, end=start),
+                request=Request(method="POST", target="/", headers=[("Host", "127.0.0.1:41241")],
+                                body=b'{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}}'),
+                response=Response(status=200, reason="OK", headers=[("content-type", "application/json")],
+                                  body=body.encode()))))
+    model = walkthrough.build([str(path)])
+    assert model.verdict.tasks == 200
+    assert len(model.verdict.troubled) == 200 - 200 // 7
+    assert "… 160 more tasks" in model.timeline_svg and "… 160 more tasks" in model.timeline_narrow_svg
+    assert model.timeline_text[-1] == "… 160 more tasks"
+    assert "… 80 more exchanges" in model.sequence_svg
+    assert model.sequence_mermaid.endswith("50 more exchanges in the walkthrough")
+    # the diagram shows the earliest requests: the capture's times go round each minute
+    assert 'href="#ex-60"' in model.sequence_svg and 'href="#ex-59"' not in model.sequence_svg
