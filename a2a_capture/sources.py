@@ -14,13 +14,19 @@ CONVERTED = {".har": "har", ".mitm": "mitm", ".flow": "mitm", ".flows": "mitm", 
 
 
 def exchanges(path: str | os.PathLike) -> Iterator[Exchange]:
-    """Stream a capture's exchanges; a HAR or flow file is converted (in memory) first. A capture's
-    are the reader's own generator, not one more around it (each level costs every exchange a resume)."""
+    """Stream a capture's exchanges; a HAR file is read an entry at a time, a flow file converted (in
+    memory) first. A capture's are the reader's own generator, not one more around it (each level
+    costs every exchange a resume)."""
     kind = CONVERTED.get(Path(path).suffix.lower())
     return iter_exchanges(path) if kind is None else _converted(path, kind)
 
 
 def _converted(path: str | os.PathLike, kind: str) -> Iterator[Exchange]:
+    if kind == "har":  # an entry at a time
+        from a2a_capture.convert.har_stream import HarReader
+
+        yield from HarReader(os.fspath(path))
+        return
     from a2a_capture.convert import load
 
     yield from load(os.fspath(path), kind).exchanges

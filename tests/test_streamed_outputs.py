@@ -10,9 +10,11 @@ from urllib.parse import urlsplit
 import pytest
 
 from a2a_capture import __version__
-from a2a_capture.capture import read_capture
+from a2a_capture.capture import capture_bytes, read_capture
+from a2a_capture.capture.models import Capture
 from a2a_capture.convert import convert
-from a2a_capture.convert.har import _entry
+from a2a_capture.convert.har import ConvertError, _entry, har_to_capture
+from a2a_capture.convert.har_stream import HarReader
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.report.mask import Masker
 
@@ -69,3 +71,59 @@ def test_a_conversion_that_fails_half_way_leaves_no_file(tmp_path):
     with pytest.raises(A2ACaptureError, match=r"torn\.http:\d+:1: expected a request line"):
         convert(str(source), str(out))
     assert not out.exists()
+
+
+def _exchanges_both_ways(path: Path):
+    whole = har_to_capture(path.read_bytes(), str(path))
+    reader = HarReader(str(path))
+    streamed = list(reader)
+    return whole, reader, streamed
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda path: path.name)
+def test_a_har_read_an_entry_at_a_time_reads_as_the_whole(path, tmp_path):
+    har = tmp_path / "in.har"
+    convert(str(path), str(har), redact=False)
+    whole, reader, streamed = _exchanges_both_ways(har)
+    assert reader._whole is None  # read an entry at a time, not sent to the whole reader
+    assert capture_bytes(Capture(notes=reader.notes, meta=reader.meta, exchanges=streamed)) == capture_bytes(whole)
+    assert [exchange.line for exchange in streamed] == [exchange.line for exchange in whole.exchanges]
+
+
+def test_a_foreign_har_out_of_order_with_its_creator_last(tmp_path):
+    def entry(start: str, path: str) -> dict:
+        return {"startedDateTime": start, "time": 5,
+                "request": {"method": "GET", "url": f"https://agent.example{path}", "httpVersion": "HTTP/2",
+                            "headers": [{"name": "accept", "value": "*/*"}]},
+                "response": {"status": 200, "statusText": "OK", "headers": [],
+                             "content": {"text": '{"name": "x"}', "mimeType": "application/json"}}}
+    document = {"log": {"version": "1.2", "entries": [entry("2026-01-01T00:00:03Z", "/c"),
+                                                      entry("2026-01-01T00:00:01Z", "/a"),
+                                                      entry("2026-01-01T00:00:02Z", "/b")],
+                        "creator": {"name": "devtools"}}}
+    har = tmp_path / "foreign.har"
+    har.write_bytes(b"\xef\xbb\xbf" + json.dumps(document, indent=1).encode())
+    whole, reader, streamed = _exchanges_both_ways(har)
+    assert reader._whole is None
+    assert [e.request.target for e in streamed] == ["/a", "/b", "/c"]
+    assert capture_bytes(Capture(notes=reader.notes, meta=reader.meta, exchanges=streamed)) == capture_bytes(whole)
+    assert [exchange.line for exchange in streamed] == [exchange.line for exchange in whole.exchanges] == [29, 53, 5]
+
+
+@pytest.mark.parametrize("text", [
+    b'{"log": {"entries": [{"request": {"method": "GET", "url": "http://a/"}}, ]}}',  # bad JSON
+    b'{"log": {"entries": [{"request": {"method": "GET"}}]}}',  # a shape HAR does not have
+    b'{"log": {"entries": []}, "log": {"entries": 3}}',  # a member twice: the last counts
+    b'{"log": {"entries": [' + b"[" * 120 + b"]" * 120 + b"]}}",  # nested too deeply
+    b'{"log": {"entries": [{"request": {"method": "GET", "url": "http://a/", "headers": []}}]}} extra',
+    b'{"log": {"entries": [{"request": {"method": "GET", "url": "http://\xff/", "headers": []}}]}}',
+    b'{"log": {"entries": [{"request": {"method": "GET", "url": "http://a:99999/", "headers": []}}]}}',
+])
+def test_a_har_the_first_reading_finds_wrong_is_said_as_the_whole_reader_says_it(text, tmp_path):
+    har = tmp_path / "bad.har"
+    har.write_bytes(text)
+    with pytest.raises(ConvertError) as whole:
+        har_to_capture(text, str(har))
+    with pytest.raises(ConvertError) as streamed:
+        list(HarReader(str(har)))
+    assert str(streamed.value) == str(whole.value)

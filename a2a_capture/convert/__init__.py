@@ -27,6 +27,11 @@ def format_of(path: str, given: str | None) -> str:
 def load(path: str, kind: str) -> Capture:
     if kind == "http":
         return read_capture(path)
+    if kind == "har":
+        from a2a_capture.convert.har_stream import HarReader
+
+        reader = HarReader(path)
+        return Capture(notes=reader.notes, meta=reader.meta, exchanges=list(reader))
     try:
         data = Path(path).read_bytes()
     except OSError as error:
