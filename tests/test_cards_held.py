@@ -127,3 +127,14 @@ def _recorded(path, fetches: list[tuple[str, str, str, list, dict | None, list]]
     return path
 
 
+
+
+def test_a_card_held_long_ago_and_replaced_is_still_the_same_card_at_another_path(tmp_path):
+    # the session keeps how card 1 was held, not the card (issue 36): the fetch at another path brings it again
+    old, new = card(version="1.0.0"), card(version="2.0.0")
+    path = write(tmp_path, fetch_card(1, old), fetch_card(2, new), fetch_card(3, old, path="/agents/probe/card"))
+    refetch = [f for f in analyze([path]).findings if f.rule == "card-refetch"]
+    cited = [(f.exchange, [label for _, label, _ in f.related_locations]) for f in refetch]
+    assert cited == [("2", ["1"]), ("3", ["1"])]
+    assert "had changed since" in refetch[0].message  # advice: the second fetch brought another card
+    assert "had already fetched at /.well-known/agent-card.json" in refetch[1].message

@@ -110,6 +110,40 @@ class HeldCard:
                 "etag": self.etag, "fingerprint": self.card.fingerprint, "extended": self.extended}
 
 
+@dataclass(frozen=True, slots=True)
+class HeldCopy:
+    """A card held, as the session remembers it by origin and content for the rest of the session:
+    how it was held, without the card. A later fetch that brings the same content (the same
+    fingerprint: a digest of its bytes) brings the same card, so ``held`` pairs the two again; a
+    session that saw many cards keeps no more than this of each."""
+
+    fetch: Seen
+    etag: str | None
+    last_modified: str | None
+    max_age: int | None
+    no_cache: bool
+    extended: bool
+    vary: tuple[str, ...]
+    credentials: str | None
+    url: str
+    answer: dict[str, str] | None
+    fronts: int
+    alone: int
+
+    @classmethod
+    def of(cls, held: HeldCard) -> HeldCopy:
+        return cls(fetch=held.fetch, etag=held.etag, last_modified=held.last_modified, max_age=held.max_age,
+                   no_cache=held.no_cache, extended=held.extended, vary=held.vary, credentials=held.credentials,
+                   url=held.url, answer=held.answer, fronts=held.fronts, alone=held.alone)
+
+    def held(self, card: Card) -> HeldCard:
+        """The held card again, with ``card``: the same content as the one held."""
+        return HeldCard(card=card, fetch=self.fetch, etag=self.etag, last_modified=self.last_modified,
+                        max_age=self.max_age, no_cache=self.no_cache, extended=self.extended, vary=self.vary,
+                        credentials=self.credentials, url=self.url, answer=self.answer, fronts=self.fronts,
+                        alone=self.alone)
+
+
 class TaskSeen(NamedTuple):
     """A state the client saw a task in (a named tuple: one is made for every state seen)."""
 
@@ -236,7 +270,7 @@ class Session:
     #: the card of each variant of a URL whose response varies on request headers
     variants: dict[tuple[str, tuple[str | None, ...]], HeldCard] = field(default_factory=dict)
     #: every card held, by origin and content: the same card at another path is the same card
-    same_cards: dict[tuple[str | None, str], HeldCard] = field(default_factory=dict)
+    same_cards: dict[tuple[str | None, str], HeldCopy] = field(default_factory=dict)
     #: origin -> (path, order, card) for every interface a held card declares there
     interfaces: dict[str, list[tuple[str, int, HeldCard]]] = field(default_factory=dict)
     tasks: dict[str, TaskSeen] = field(default_factory=dict)
@@ -315,7 +349,8 @@ class Session:
         key = card_url(call)
         held = self.card_urls.get(key)
         if held is None and call.card is not None:  # the same card, from another path of its origin
-            return self.same_cards.get((call.agent, call.card.fingerprint))
+            copy = self.same_cards.get((call.agent, call.card.fingerprint))
+            return copy.held(call.card) if copy is not None else None
         if held is None or not held.vary:
             return held
         if "*" in held.vary:
@@ -572,13 +607,13 @@ class Session:
                    asked_with(call).get("authorization") if extended else None, key, answer, len(self.fronts))
         if previous is not None and self._refreshed(previous, fetched, call.agent):
             HeldCard.__init__(previous, *fetched, self._order)
-            self.same_cards[(call.agent, card.fingerprint)] = previous
+            self.same_cards[(call.agent, card.fingerprint)] = HeldCopy.of(previous)
             return
         held = HeldCard(*fetched)
         self.card_urls[key] = held
         if held.vary:
             self.variants[(key, _variant(call, held.vary))] = held
-        self.same_cards[(call.agent, card.fingerprint)] = held
+        self.same_cards[(call.agent, card.fingerprint)] = HeldCopy.of(held)
         self.cards[call.agent] = held
         self._held.pop(call.agent, None)
         if previous is not None:
