@@ -144,11 +144,11 @@ class ExchangeMeta(_Model):
 
     @property
     def started_at(self) -> datetime | None:
-        return _parse_time(self.start)
+        return parse_time(self.start)
 
     @property
     def ended_at(self) -> datetime | None:
-        return _parse_time(self.end)
+        return parse_time(self.end)
 
     @property
     def duration(self) -> float | None:
@@ -158,7 +158,7 @@ class ExchangeMeta(_Model):
     def times(self) -> tuple[float | None, float | None]:
         """(start in seconds since the epoch, duration): ``started_at.timestamp()`` and
         ``duration``, each time read once (decode asks them of every exchange)."""
-        # as ``_parse_time`` reads them, written out: a call and an attribute of a model cost as much
+        # as ``parse_time`` reads them, written out: a call and an attribute of a model cost as much
         # as a third of the rest
         fields = self.__dict__
         start, end = fields["start"], fields["end"]
@@ -311,7 +311,8 @@ def format_time(moment: datetime | float) -> str:
 _from_iso = datetime.fromisoformat
 
 
-def _parse_time(value: str | None) -> datetime | None:
+def parse_time(value: str | None) -> datetime | None:
+    """A `#@ start:`/`#@ end:` time (RFC 3339, `Z` allowed), or None where it is absent or not a time."""
     if not value:
         return None
     try:

@@ -18,7 +18,7 @@ from a2a_capture.a2a.call import Call
 from a2a_capture.a2a.cards import Card
 from a2a_capture.a2a.states import task_states
 from a2a_capture.analyze.findings import Finding
-from a2a_capture.capture.models import CUT_MARK, Exchange
+from a2a_capture.capture.models import CUT_MARK, Exchange, parse_time
 from a2a_capture.otel import conventions as names
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -62,11 +62,8 @@ class SpanPlan:
 
 def nanoseconds(moment: str | None) -> int | None:
     """An RFC 3339 time (`#@ start:`) in whole nanoseconds since the epoch, without float rounding."""
-    if not moment:
-        return None
-    try:
-        parsed = datetime.fromisoformat(moment.replace("Z", "+00:00"))
-    except ValueError:
+    parsed = parse_time(moment)
+    if parsed is None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
