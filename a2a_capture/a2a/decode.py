@@ -46,7 +46,9 @@ def decode(exchange: Exchange, file: str = "") -> Call:
 
 def closes_connection(http_version: str, connection: str | None) -> bool:
     """Whether an answer ends its connection (RFC 9112 §9.3): `close` in HTTP/1.1, no `keep-alive` in 1.0."""
-    options = {option.strip().lower() for option in (connection or "").split(",")}
+    if connection is None:  # most answers: no header, so the version's default
+        return http_version == "1.0"
+    options = {option.strip().lower() for option in connection.split(",")}
     return "close" in options or (http_version == "1.0" and "keep-alive" not in options)
 
 
