@@ -4,8 +4,12 @@
 
 Every exchange is written when it completes, numbered in the order its request arrived
 (after the last number already in the file, when appending). Bodies pass to their peer as
-they arrive while a copy of each chunk is kept, so an event stream reaches the client live
-and a request or response cut short is kept with the bytes that came. Secrets are redacted
+they arrive while a copy of each chunk is kept (in a temporary file once it is large: a body
+of any size is kept whole, or up to `--set a2a_body_limit=SIZE` with a note of what was left
+out), so an event stream reaches the client live and a request or response cut short is kept
+with the bytes that came, and reaches the client cut too. A card is held back whatever its
+size, to be rewritten. A second recorder on the same file is refused; a capture that cannot be
+written (a full disk) stops the recording with one line, and the traffic goes on. Secrets are redacted
 unless `--set a2a_redact=false`. In reverse mode every relayed agent card, wherever it is
 served, has its interface URLs pointed at the recorder (`--set a2a_rewrite_cards=false`
 turns that off), and an origin no listener fronts is noted and warned about. When mitmproxy
@@ -19,21 +23,24 @@ failures are logged.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from mitmproxy import ctx, exceptions, http, tls
 from mitmproxy.connection import ConnectionState
+from mitmproxy.net import encoding
 from mitmproxy.proxy.mode_specs import ReverseMode
 
 from a2a_capture.capture.grpc import is_grpc_type
 from a2a_capture.errors import A2ACaptureError
-from a2a_capture.record import flows
+from a2a_capture.record import bodies, flows, relay
 from a2a_capture.record import notes as recorder_notes
 from a2a_capture.record.h2c import H2CPriorKnowledge
 from a2a_capture.record.redact import Redactor
 from a2a_capture.record.rewrite import parse_routes, relay_card
-from a2a_capture.record.sink import CaptureSink
+from a2a_capture.record.sink import CaptureInUse, CaptureSink, RecordingStopped
 from a2a_capture.record.unrecorded import UnrecordedWarnings
 from a2a_capture.redact import Policy
 
@@ -51,6 +58,9 @@ class A2ARecorder:
         #: which mitmproxy saves with the flow and can only hold plain data)
         self.in_flight: dict[str, flows.OpenFlow] = {}
         self.warned: set[str] = set()
+        self.body_limit: int | None = None
+        #: writes exchanges with a body too large to hold (redacted and copied in pieces) off the event loop
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="a2a-capture-writer")
 
     def load(self, loader) -> None:
         loader.add_option("a2a_capture", str, "", "Capture file to append recorded A2A exchanges to.")
@@ -62,11 +72,22 @@ class A2ARecorder:
         loader.add_option("a2a_rewrite_cards", bool, True,
                           "In reverse mode, point relayed agent cards' interface URLs at the recorder.")
         loader.add_option("a2a_fsync", bool, False, "fsync the capture after every exchange.")
+        loader.add_option("a2a_body_limit", str, "",
+                          "Keep at most this much of each body (bytes, or 512k, 10m, 1g), noting what was left "
+                          "out (default: every byte).")
+        loader.add_option("a2a_count_file", str, "",
+                          "Where to write, at stop, how many exchanges this recording wrote (for `a2a-capture "
+                          "record`).")
         loader.add_option("a2a_routes", Sequence[str], [],
                           "Every recorded upstream and its listener (UPSTREAM=http://HOST:PORT), so a card "
                           "that names another recorded agent's server is pointed at that agent's listener.")
 
     def configure(self, updated) -> None:
+        if "a2a_body_limit" in updated:
+            try:
+                self.body_limit = bodies.size_from_option(ctx.options.a2a_body_limit)
+            except ValueError as error:
+                raise exceptions.OptionsError(str(error)) from None
         if "a2a_routes" in updated:
             try:
                 self.routes = parse_routes(ctx.options.a2a_routes)
@@ -77,13 +98,19 @@ class A2ARecorder:
             # and recording goes on into the old file
             try:
                 sink = CaptureSink(ctx.options.a2a_capture, fsync=ctx.options.a2a_fsync)
+            except CaptureInUse as error:
+                if self.sink is None:  # at startup: one line, and mitmdump exits (it prints a traceback for an
+                    log.error("a2a-capture: error: %s", error)  # OptionsError raised while it starts)
+                    return
+                raise exceptions.OptionsError(f"a2a-capture cannot record to {ctx.options.a2a_capture}: {error}") \
+                    from None
             except (OSError, A2ACaptureError) as error:
                 raise exceptions.OptionsError(f"a2a-capture cannot record to {ctx.options.a2a_capture}: {error}") \
                     from None
             old, self.sink = self.sink, sink
             self.numbers = dict(sink.numbers)
             if old is not None:
-                old.close()
+                self.writer.submit(old.close)  # after what is still being written to it
             log.info("a2a-capture: recording to %s", ctx.options.a2a_capture)
         if updated & {"a2a_redact", "a2a_redact_key", "a2a_redact_policy"}:
             key = ctx.options.a2a_redact_key.encode() or None
@@ -105,7 +132,7 @@ class A2ARecorder:
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         try:
             # pass the body on as it comes, keeping a copy: a request cut short keeps what arrived
-            self.in_flight[flow.id] = open_flow = flows.OpenFlow(flow, flows.StreamCopy())
+            self.in_flight[flow.id] = open_flow = flows.OpenFlow(flow, bodies.BodyCopy(self.body_limit))
             flow.request.stream = open_flow.request_copy
         except Exception:
             log.exception("a2a-capture: could not watch a request body; it is still forwarded")
@@ -113,9 +140,10 @@ class A2ARecorder:
     def request(self, flow: http.HTTPFlow) -> None:
         open_flow = self.in_flight.get(flow.id)
         try:
-            if open_flow is not None and open_flow.request_copy is not None and flow.request.raw_content is None:
+            copy = open_flow.request_copy if open_flow is not None else None
+            if copy is not None and flow.request.raw_content is None and not copy.spilled and not copy.left_out:
                 # the body went on as it came; the flow keeps it whole too, as other addons expect
-                flow.request.raw_content = open_flow.request_copy.body
+                flow.request.raw_content = copy.body
             body = flow.request.raw_content or b""
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in flow.request.headers.fields]
             url = flow.request.pretty_url if self.push_urls else ""  # built only when there is one to match
@@ -130,18 +158,37 @@ class A2ARecorder:
             self._record(flow, open_flow.answered_early)  # the agent answered before the body had all come
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
+        """Stream every body mitmproxy would not hold whole (a stream, a large or unframed body),
+        keeping the copy: a body of any size is recorded, and a cut one reaches the client cut.
+        A card is held back, whatever its size, to be rewritten."""
         try:
             content_type = flow.response.headers.get("content-type", "")
-            if content_type.startswith("text/event-stream") or is_grpc_type(content_type):
-                open_flow = self.in_flight.setdefault(flow.id, flows.OpenFlow(flow))
-                open_flow.response_copy = flow.response.stream = flows.StreamCopy()
+            live = content_type.startswith("text/event-stream") or is_grpc_type(content_type)
+            may_be_card = not live and self._rewrites(flow) and relay.may_be_card(flow.request)
+            if not (live or relay.unsized(flow) or flow.response.stream):
+                return  # mitmproxy holds it whole (under stream_large_bodies), as a card must be
+            open_flow = self.in_flight.setdefault(flow.id, flows.OpenFlow(flow))
+            open_flow.response_copy = body_copy = bodies.BodyCopy(self.body_limit)
+            if live:
+                flow.response.stream = body_copy
+                return
+            if may_be_card and flow.response.stream:  # a large card, framed by a length it will not keep
+                relay.unframe(flow.response)
+
+            def rewrite(body: bytes) -> bytes | None:
+                return self._relay_held_card(flow, open_flow, body)
+
+            flow.response.stream = relay.HeldBody(body_copy, rewrite if self._rewrites(flow) else None,
+                                                  hold_all=may_be_card, hold=not flow.response.stream)
         except Exception:
-            log.exception("a2a-capture: could not watch a stream; it is still forwarded")
+            log.exception("a2a-capture: could not watch a response body; it is still forwarded")
 
     def response(self, flow: http.HTTPFlow) -> None:
         notes = []
         try:
-            notes = self._relay_card(flow)
+            held = self.in_flight.get(flow.id)
+            notes = list(held.card_notes) if held is not None else []
+            notes += self._relay_card(flow)
         except Exception:
             log.exception("a2a-capture: could not rewrite a card; it is forwarded as it came")
         retire = flows.retire_after_error(flow)
@@ -171,28 +218,59 @@ class A2ARecorder:
             return
         for open_flow in list(self.in_flight.values()):
             self._record(open_flow.flow, [], stopped=True)
+        self.writer.shutdown(wait=True)
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="a2a-capture-writer")
         log.info("a2a-capture: wrote %d exchanges to %s", self.sink.count, self.sink.path)
+        if ctx.options.a2a_count_file:
+            try:
+                with open(ctx.options.a2a_count_file, "w") as count:
+                    count.write(f"{self.sink.count}\n")
+            except OSError as error:
+                log.error("a2a-capture: could not write the count to %s: %s", ctx.options.a2a_count_file, error)
         self.sink.close()
         self.sink = None
         # mitmproxy's shutdown then cancels each open connection and asyncio reports every
         # cancellation with a traceback; those flows are written already, so the reports go
         logging.getLogger("asyncio").addFilter(_drop_cancellations)
 
-    def _relay_card(self, flow: http.HTTPFlow) -> list[str]:
+    def _rewrites(self, flow: http.HTTPFlow) -> bool:
+        return bool(ctx.options.a2a_rewrite_cards) and isinstance(flow.client_conn.proxy_mode, ReverseMode)
+
+    def _card_routes(self, flow: http.HTTPFlow) -> list[tuple[str, str]]:
         mode = flow.client_conn.proxy_mode
-        if not ctx.options.a2a_rewrite_cards or not isinstance(mode, ReverseMode) or flow.response.stream:
+        upstream = f"{mode.scheme}://{mode.address[0]}:{mode.address[1]}"
+        host, port = flow.client_conn.sockname[:2]  # the listener the client connected to
+        listener = f"{flow.request.scheme}://[{host}]:{port}" if ":" in host else f"{flow.request.scheme}://{host}:{port}"
+        return [(upstream, listener), *self.routes]
+
+    def _relay_card(self, flow: http.HTTPFlow) -> list[str]:
+        if not self._rewrites(flow) or flow.response.stream:
             return []
         body = flow.response.get_content(strict=False)  # compressed cards are decoded, and encoded back
         if not body:
             return []
-        upstream = f"{mode.scheme}://{mode.address[0]}:{mode.address[1]}"
-        host, port = flow.client_conn.sockname[:2]  # the listener the client connected to
-        listener = f"{flow.request.scheme}://[{host}]:{port}" if ":" in host else f"{flow.request.scheme}://{host}:{port}"
-        relayed = relay_card(body, [(upstream, listener), *self.routes])
+        relayed = relay_card(body, self._card_routes(flow))
         if relayed is None:
             return []
         if relayed.body is not None:
             flow.response.content = relayed.body
+        return self._card_notes(flow, relayed)
+
+    def _relay_held_card(self, flow: http.HTTPFlow, open_flow: flows.OpenFlow, body: bytes) -> bytes | None:
+        """A held-back body that is a card, rewritten (None: send it as it came)."""
+        try:
+            coding = flow.response.headers.get("content-encoding", "")
+            plain = _decoded(body, coding)
+            relayed = relay_card(plain, self._card_routes(flow)) if plain else None
+            if relayed is None:
+                return None
+            open_flow.card_notes = self._card_notes(flow, relayed)
+            return _encoded(relayed.body, coding) if relayed.body is not None else None
+        except Exception:
+            log.exception("a2a-capture: could not rewrite a card; it is forwarded as it came")
+            return None
+
+    def _card_notes(self, flow: http.HTTPFlow, relayed) -> list[str]:
         notes = [recorder_notes.CARD_REWRITTEN.format(old=old, new=new) for old, new in relayed.changes]
         for origin in relayed.unfronted:
             notes.append(recorder_notes.UNRECORDED_ORIGIN.format(origin=origin))
@@ -206,7 +284,8 @@ class A2ARecorder:
     def _record(self, flow: http.HTTPFlow, notes: list[str], stopped: bool = False,
                 passed_on: str | None = None) -> None:
         open_flow = self.in_flight.pop(flow.id, None) or flows.OpenFlow(flow)
-        if self.sink is None or "a2a_written" in flow.metadata:
+        if self.sink is None or "a2a_written" in flow.metadata or self.sink.failed is not None:
+            open_flow.close()
             return
         try:
             number, webhook = flow.metadata.get("a2a_number") or self._late_number()
@@ -214,15 +293,47 @@ class A2ARecorder:
                                                 redactor=self.redactor, notes=notes, stopped=stopped,
                                                 request_stream=open_flow.request_copy,
                                                 passed_on=passed_on)
-            self.sink.write(exchange)
             flow.metadata["a2a_written"] = True
         except Exception:
             log.exception("a2a-capture: could not record an exchange; the traffic was not affected")
+            open_flow.close()
+            return
+        if open_flow.spooled():
+            redactor = copy.copy(self.redactor) if self.redactor is not None else None  # state of its own
+            self.writer.submit(self._write, self.sink, exchange, open_flow, redactor)
+        else:
+            self._write(self.sink, exchange, open_flow, None)
+
+    def _write(self, sink: CaptureSink, exchange, open_flow: flows.OpenFlow, redactor) -> None:
+        try:
+            if redactor is not None:
+                flows.redact_spilled(exchange, open_flow.request_copy, open_flow.response_copy, redactor)
+            sink.write(exchange, open_flow.spooled())
+        except RecordingStopped as stopped_here:
+            log.error("%s", stopped_here.line)
+        except Exception:
+            log.exception("a2a-capture: could not record an exchange; the traffic was not affected")
+        finally:
+            open_flow.close()
 
     def _late_number(self) -> tuple[int, bool]:
         """A flow that failed before its request was complete still gets a number."""
         self.numbers["exchange"] += 1
         return self.numbers["exchange"], False
+
+
+def _decoded(body: bytes, coding: str) -> bytes | None:
+    """The body without its Content-Encoding (None when it does not decode as labelled)."""
+    if not coding or coding.strip().lower() == "identity":
+        return body
+    try:
+        return encoding.decode(body, coding)
+    except ValueError:
+        return None
+
+
+def _encoded(body: bytes, coding: str) -> bytes:
+    return body if not coding or coding.strip().lower() == "identity" else encoding.encode(body, coding)
 
 
 def _drop_cancellations(record: logging.LogRecord) -> bool:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import base64
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from a2a_capture.capture import grpc, sse, syntax
@@ -20,6 +21,36 @@ from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Message,
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 
 _BASE64_LINE = 76
+
+
+@dataclass
+class SpooledBody:
+    """A body too large to hold, in a file: written with its length (text) or as base64, streamed."""
+
+    file: BinaryIO
+    size: int
+    #: UTF-8 without NUL: written as it is; otherwise as base64
+    text: bool
+
+    def __len__(self) -> int:
+        return self.size
+
+    def pieces(self, newline: bytes, piece: int = 57 * 16 * 1024) -> Iterator[bytes]:
+        """The body as the capture writes it, a piece at a time, ending with a line end."""
+        self.file.seek(0)
+        left = self.size
+        while left > 0:
+            data = self.file.read(min(piece, left))
+            if not data:
+                raise OSError(f"the spooled body ended {left} bytes short")
+            left -= len(data)
+            if self.text:
+                yield data
+            else:  # a piece is a whole number of 57-byte groups: 76-character lines
+                text = base64.b64encode(data)
+                yield newline.join(text[i:i + _BASE64_LINE] for i in range(0, len(text), _BASE64_LINE)) + newline
+        if self.text:
+            yield newline
 
 
 class CaptureWriter:
@@ -48,27 +79,49 @@ class CaptureWriter:
 
     def block(self, exchange: Exchange) -> bytes:
         """One exchange as bytes, with the separator the previous block needs."""
+        return b"".join(self.block_parts(exchange))
+
+    def block_parts(self, exchange: Exchange,
+                    spooled: dict[str, SpooledBody] | None = None) -> list[bytes | SpooledBody]:
+        """One exchange as pieces of bytes, a spooled body (``spooled``, by "request" or "response")
+        read from its file as the pieces are taken."""
         out = bytearray()
         if self._started and not self._ended_blank:
             out += self.nl
         self._started = True
-        block = _Block(self, exchange, out)
+        block = _Block(self, exchange, out, spooled or {})
         block.write()
         if exchange.response is not None and exchange.response.is_event_stream and not exchange.webhook:
             self._last_stream = exchange.number
         self._ended_blank = not block.need_gap
-        return bytes(out)
+        return [*block.parts, bytes(out)]
+
+    def block_pieces(self, exchange: Exchange, spooled: dict[str, SpooledBody] | None = None) -> Iterator[bytes]:
+        """``block_parts`` with each spooled body read out in pieces."""
+        for part in self.block_parts(exchange, spooled):
+            if isinstance(part, SpooledBody):
+                yield from part.pieces(self.nl)
+            else:
+                yield part
 
 
 class _Block:
     """Lays out one exchange; ``need_gap`` says a blank line must come before the next part."""
 
-    def __init__(self, writer: CaptureWriter, exchange: Exchange, out: bytearray) -> None:
+    def __init__(self, writer: CaptureWriter, exchange: Exchange, out: bytearray,
+                 spooled: dict[str, SpooledBody] | None = None) -> None:
         self.writer = writer
         self.nl = writer.nl
         self.exchange = exchange
         self.out = out
         self.need_gap = False
+        self.spooled = spooled or {}
+        #: what comes before ``out``: bytes, and the spooled bodies between them
+        self.parts: list = []
+
+    def _spool_of(self, message: Message) -> SpooledBody | None:
+        direction = "request" if message is self.exchange.request else "response"
+        return self.spooled.get(direction)
 
     def write(self) -> None:
         exchange, nl = self.exchange, self.nl
@@ -82,7 +135,9 @@ class _Block:
         response_mode = None
         if response is not None:
             response_mode = self._response_mode(response)
-        lines += _meta_pragmas(exchange.meta, request, request_mode, response, response_mode)
+        sizes = {key: len(self._spool_of(message) or message.body) for key, message in
+                 (("request-body", request), ("response-body", response)) if message is not None}
+        lines += _meta_pragmas(exchange.meta, request, request_mode, response, response_mode, sizes)
         lines += [_note(note) for note in exchange.notes]
         self.out += nl.join(lines) + nl
         self._head(request, f"{request.method} {request.target} HTTP/{request.http_version}")
@@ -124,6 +179,12 @@ class _Block:
         self.need_gap = False
 
     def _body(self, body: bytes, mode: str | None, message: Message, direction: str) -> None:
+        spool = self._spool_of(message)
+        if spool is not None:
+            self.parts += [bytes(self.out), spool]
+            self.out.clear()
+            self.need_gap = True
+            return
         if not body:
             return
         if mode == "grpc":
@@ -207,6 +268,9 @@ class _Block:
         return self._body_mode(response, syntax.RESPONSE_BODY_EMPTY, syntax.RESPONSE_BODY_END)
 
     def _body_mode(self, message: Message, empty, end) -> str | None:
+        spool = self._spool_of(message)
+        if spool is not None:
+            return "length" if spool.text else "base64"
         body = message.body
         if message.is_grpc and body:
             # gRPC bodies are laid out as messages, or else framed by a pragma
@@ -226,7 +290,8 @@ class _Block:
         return "length"
 
 
-def _meta_pragmas(meta: ExchangeMeta, request, request_mode, response, response_mode) -> list[bytes]:
+def _meta_pragmas(meta: ExchangeMeta, request, request_mode, response, response_mode,
+                  sizes: dict[str, int]) -> list[bytes]:
     pairs: list[tuple[str, str]] = []
     for key in ("start", "end", "client", "server"):
         value = getattr(meta, key)
@@ -238,7 +303,7 @@ def _meta_pragmas(meta: ExchangeMeta, request, request_mode, response, response_
                                ("response-body", response, response_mode)):
         if mode in ("length", "base64") and message is not None:
             suffix = " base64" if mode == "base64" else ""
-            pairs.append((key, f"{len(message.body)} bytes{suffix}"))
+            pairs.append((key, f"{sizes[key]} bytes{suffix}"))
     if response is not None and response.event_times:
         pairs.append(("event-times", " ".join("-" if t is None else repr(t) for t in response.event_times)))
     pairs += meta.extra

@@ -18,6 +18,7 @@ from a2a_capture.capture import grpc
 from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.capture.sse import parse as parse_sse
+from a2a_capture.record import bodies
 from a2a_capture.record import grpc as record_grpc
 from a2a_capture.record import notes as recorder_notes
 from a2a_capture.record.redact import Redactor
@@ -45,9 +46,13 @@ class StreamCopy:
             self._joined = (len(self.chunks), b"".join(chunk for _, chunk in self.chunks))
         return self._joined[1]
 
-    def event_times(self, start: float) -> list[float | None]:
-        """Arrival time of each SSE frame: when the chunk that completed it came."""
-        return self.arrival_times([event.end for event in parse_sse(self.body)], start)
+    #: a copy kept in memory, whole (the recorder's own copy is a bodies.BodyCopy, which may spill)
+    spilled = False
+    left_out = 0
+
+    @property
+    def last_time(self) -> float | None:
+        return self.chunks[-1][0] if self.chunks else None
 
     def arrival_times(self, ends: list[int], start: float) -> list[float | None]:
         """When the chunk that completed each unit came, given where the units end in the body
@@ -71,10 +76,23 @@ class OpenFlow:
     (kept beside the flow: mitmproxy saves flow metadata and it can only hold plain data)."""
 
     flow: object
-    request_copy: StreamCopy | None = None
-    response_copy: StreamCopy | None = None
+    request_copy: bodies.BodyCopy | None = None
+    response_copy: bodies.BodyCopy | None = None
     #: the notes of a response that was complete before its request was
     answered_early: list[str] | None = None
+    #: the notes of a card rewritten as it was held back from a stream
+    card_notes: list[str] = field(default_factory=list)
+
+    def spooled(self) -> dict:
+        """The bodies too large to hold, by direction, as the capture writer streams them."""
+        found = {"request": self.request_copy.spooled() if self.request_copy else None,
+                 "response": self.response_copy.spooled() if self.response_copy else None}
+        return {key: value for key, value in found.items() if value is not None}
+
+    def close(self) -> None:
+        for copy in (self.request_copy, self.response_copy):
+            if copy is not None:
+                copy.close()
 
 
 def timestamp(value: float | None) -> str | None:
@@ -102,6 +120,7 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
     that came before the client went away); ``stopped`` says recording ended mid-flow;
     ``passed_on`` is the note of ``passed_on``: the recorder passed an agent's failure to answer
     on to the client as it was (a closed connection, a reset stream), so no proxy answer was sent.
+    A body too large to hold (a spilled bodies.BodyCopy) is redacted apart: ``redact_spilled``.
     """
     request = flow.request
     notes = list(notes or [])
@@ -116,8 +135,15 @@ def exchange_from_flow(flow, number: int, *, webhook: bool = False, stream: Stre
     if flow.request.scheme == "https":
         notes.append(f"over TLS to {request.pretty_host}:{request.port}")
     body = request_stream.body if request_stream is not None else (request.raw_content or b"")
+    if request_stream is not None and request_stream.left_out:
+        notes.append(bodies.cut_note(request_stream, "request"))
     redacted: list[str] = []
-    if redactor is not None:
+    if redactor is not None and request_stream is not None and request_stream.spilled:
+        headers, removed = redactor.headers(headers)
+        redacted += removed
+        target, removed = redactor.target(target)
+        redacted += removed
+    elif redactor is not None:
         headers, removed = redactor.headers(headers)
         redacted += removed
         target, removed = redactor.target(target)
@@ -300,24 +326,80 @@ def _redact_body(redactor: Redactor, headers: list[tuple[str, str]], body: bytes
     return redactor.message(headers, body, notes)
 
 
-def _response(flow, stream: StreamCopy | None, redactor: Redactor | None, start: float, notes: list[str]):
+def redact_spilled(exchange: Exchange, request_copy, response_copy, redactor: Redactor) -> None:
+    """Redact the bodies too large to hold, a piece at a time, off the proxy's event loop (the
+    recorder runs this in its writer thread, with a redactor of its own)."""
+    removed: list[str] = []
+    for message, copy in ((exchange.request, request_copy), (exchange.response, response_copy)):
+        if message is not None and copy is not None and copy.spilled:
+            removed += _redact_spilled(redactor, message.headers, copy, exchange.notes)
+    exchange.meta.redacted = list(dict.fromkeys([*exchange.meta.redacted, *removed]))
+
+
+def _redact_spilled(redactor: Redactor, headers: list[tuple[str, str]], copy: bodies.BodyCopy,
+                    notes: list[str]) -> list[str]:
+    """Redact a body too large to hold, a piece at a time: an event stream frame by frame, any other
+    body in pieces cut between JSON members, each scanned by the policy's names and shapes."""
+    content_type = _content_type(headers)
+    if next((value for name, value in headers if name.lower() == "content-encoding"), "identity") != "identity":
+        notes.append(f"a2a-capture could not redact this {copy.kept}-byte compressed body: it is too large to decode "
+                     "in memory; it is written as it travelled")
+        return []
+    if content_type == "text/event-stream":
+        return copy.redact(lambda piece: redactor.body(piece, content_type), _frame_boundary(copy.head))
+    return copy.redact(lambda piece: _clean_text(redactor, piece), b",")
+
+
+def _clean_text(redactor: Redactor, piece: bytes) -> tuple[bytes, list[str]]:
+    """A piece of a large body, scanned as text: the policy's shapes, `Name: value` lines and
+    `"name": "value"` members (the piece is not a JSON document to parse)."""
+    cleaned, kinds = redactor.text(piece.decode("utf-8", "surrogateescape"), lines=True)
+    if not kinds:
+        return piece, []
+    redactor.found += [("body text", kind) for kind in kinds]
+    return cleaned.encode("utf-8", "surrogateescape"), [f"body text ({', '.join(dict.fromkeys(kinds))})"]
+
+
+def _frame_boundary(head: bytes) -> bytes:
+    """The blank line that ends an SSE frame, as this stream writes it."""
+    return b"\r\n\r\n" if b"\r\n\r\n" in head else b"\r\r" if b"\r\r" in head and b"\n" not in head else b"\n\n"
+
+
+def _event_times(copy, start: float) -> list[float | None]:
+    """Arrival time of each SSE frame: when the chunk that completed it came (a spilled stream read
+    from its file a piece at a time)."""
+    if not copy.spilled:
+        return copy.arrival_times([event.end for event in parse_sse(copy.body)], start)
+    ends, offset = [], 0
+    for piece in copy.pieces(_frame_boundary(copy.head)):
+        ends += [offset + event.end for event in parse_sse(piece)]
+        offset += len(piece)
+    return copy.arrival_times(ends, start)
+
+
+def _response(flow, stream, redactor: Redactor | None, start: float, notes: list[str]):
     response = flow.response
     headers = _headers(response.headers.fields)
     body = stream.body if stream is not None else (response.raw_content or b"")
     grpc_answer = record_grpc.is_grpc(headers)
-    if stream is not None:
-        times = record_grpc.message_times(stream, start) if grpc_answer else stream.event_times(start)
-    else:
-        times = []
+    times: list[float | None] = []
+    if stream is not None and grpc_answer and not stream.spilled:
+        times = record_grpc.message_times(stream, start)
+    elif stream is not None and _content_type(headers) == "text/event-stream":
+        times = _event_times(stream, start)
+    if stream is not None and stream.left_out:
+        notes.append(bodies.cut_note(stream, "response"))
     removed: list[str] = []
-    if redactor is not None:
+    if redactor is not None and stream is not None and stream.spilled:
+        headers, removed = redactor.headers(headers)
+    elif redactor is not None:
         headers, removed_headers = redactor.headers(headers)
         if grpc_answer:
             body, removed_body = record_grpc.redact(redactor, flow.request.path, "response", body)
         else:
             headers, body, removed_body = _redact_body(redactor, headers, body, notes)
         removed = removed_headers + removed_body
-    end = response.timestamp_end or (stream.chunks[-1][0] if stream and stream.chunks else None)
+    end = response.timestamp_end or (stream.last_time if stream is not None else None)
     if response.timestamp_end and flow.error is None and _ended_by_close(flow.request.method, response, headers):
         notes.append(recorder_notes.BODY_UNTIL_CLOSE)  # which side closed: the capture writes exact lengths
     result = Response(status=response.status_code, reason=response.reason or "", headers=headers, body=body,

@@ -7,12 +7,14 @@ ports free, output writable) so a mistake is one clear line, not a proxy that di
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -65,18 +67,28 @@ def check_port_free(listener: Listener) -> None:
 
 
 def check_output(path: str) -> None:
+    """The capture can be written, and no other recorder is writing it (it holds the file's lock)."""
+    from a2a_capture.record.sink import CaptureInUse, lock
+
     try:
-        with open(path, "ab"):
-            pass
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     except OSError as error:
         raise RecordError(f"cannot write the capture to {path}: {error.strerror or error}") from None
+    try:
+        lock(fd, path)
+    except CaptureInUse as error:
+        raise RecordError(str(error)) from None
+    finally:
+        os.close(fd)  # and with it this lock: the recorder takes its own
 
 
 def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, redact: bool = True,
             rewrite_cards: bool = True, mitmdump: str | None = None, upstream_trust: str | None = None,
-            upstream_insecure: bool = False) -> list[str]:
-    """The mitmdump command line for this recording. ``upstream_trust``: a CA file (PEM) that
-    vouches for the agents' TLS certificates (a self-signed gRPC or HTTPS agent);
+            upstream_insecure: bool = False, count_file: str | None = None) -> list[str]:
+    """The mitmdump command line for this recording. ``count_file``: where the addon writes, at
+    stop, how many exchanges it wrote (so they are counted as written, not read again);
+    ``upstream_trust``: a CA file (PEM) that vouches for the agents' TLS certificates (a
+    self-signed gRPC or HTTPS agent);
     ``upstream_insecure``: check no agent certificate at all."""
     args = [mitmdump or find_mitmdump(), "-s", str(addons_dir() / ADDON),
             # no flow log; warnings (the addon's, about calls that would escape the recording) still show
@@ -101,6 +113,8 @@ def command(output: str, agents: list[tuple[str, Listener]], proxy: Listener | N
         args += ["--set", f"ssl_verify_upstream_trusted_ca={os.path.abspath(upstream_trust)}"]
     if upstream_insecure:
         args += ["--set", "ssl_insecure=true"]
+    if count_file:
+        args += ["--set", f"a2a_count_file={count_file}"]
     return args
 
 
@@ -150,7 +164,8 @@ class Recording:
     agents: list[tuple[str, Listener]]
     proxy: Listener | None
     process: subprocess.Popen
-    before: int
+    #: where the addon writes how many exchanges it wrote, as it stops
+    count_file: str
 
     @property
     def listener_urls(self) -> list[str]:
@@ -165,36 +180,51 @@ class Recording:
                 self.process.kill()
                 self.process.wait()
 
-    def written(self) -> int:
-        from a2a_capture.capture import iter_exchanges
-
-        return sum(1 for _ in iter_exchanges(self.output)) - self.before
+    def written(self) -> int | None:
+        """How many exchanges the addon wrote (None: mitmdump ended before it could say)."""
+        try:
+            with open(self.count_file) as count:
+                text = count.read().strip()
+        except OSError:
+            return None
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(self.count_file)
+        return int(text) if text.isdigit() else None
 
 
 def start(output: str, agents: list[tuple[str, Listener]], proxy: Listener | None, *, redact: bool = True,
           rewrite_cards: bool = True, upstream_trust: str | None = None, upstream_insecure: bool = False,
           ) -> Recording:
     """Check what can be checked, start mitmdump, and return once every listener accepts connections."""
-    from a2a_capture.capture import iter_exchanges
-
     if not agents and proxy is None:
         raise RecordError("say what to record: --agent URL --listen HOST:PORT (repeatable), or --proxy HOST:PORT")
     listeners = [listener for _, listener in agents] + ([proxy] if proxy else [])
     for listener in listeners:
         check_port_free(listener)
     check_output(output)
-    before = sum(1 for _ in iter_exchanges(output)) if os.path.getsize(output) else 0
     if upstream_trust and not os.path.isfile(upstream_trust):
         raise RecordError(f"--upstream-trust {upstream_trust}: no such file (expected a CA certificate in PEM)")
+    handle, count_file = tempfile.mkstemp(prefix="a2a-capture-count-")
+    os.close(handle)
+    # mitmdump logs on stdout; the recorder's lines (a warning, a full disk) are for stderr, with the command's
     process = subprocess.Popen(command(output, agents, proxy, redact=redact, rewrite_cards=rewrite_cards,
-                                       upstream_trust=upstream_trust, upstream_insecure=upstream_insecure))
-    recording = Recording(output, agents, proxy, process, before)
+                                       upstream_trust=upstream_trust, upstream_insecure=upstream_insecure,
+                                       count_file=count_file), stdout=_stderr())
+    recording = Recording(output, agents, proxy, process, count_file)
     try:
         wait_until_listening(listeners, process)
     except BaseException:
         recording.stop()
         raise
     return recording
+
+
+def _stderr():
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture): mitmdump keeps stdout
+        return None
 
 
 def empty_warning(recording: Recording) -> str:
@@ -210,6 +240,10 @@ def empty_warning(recording: Recording) -> str:
 
 def _finish(recording: Recording, echo, warn) -> int:
     written = recording.written()
+    if written is None:
+        warn(f"a2a-capture: mitmdump stopped before it said how many exchanges it wrote; {recording.output} "
+             f"holds what was written")
+        return 0
     echo(f"wrote {written} exchange{'s' if written != 1 else ''} to {recording.output}")
     if not written:
         warn(empty_warning(recording))
