@@ -88,8 +88,8 @@ def test_a_second_recorder_on_the_same_file_refuses_with_one_line(tmp_path):
                     "messageId": f"m-{index}", "role": "ROLE_USER", "parts": [{"text": "a question"}]}}})
     assert second.returncode != 0
     lines = second.stderr.strip().splitlines()
-    assert lines == [f"a2a-capture: error: {output} is being recorded by another a2a-capture recorder (the file is locked); "
-                     "record to another file"], second.stderr
+    assert lines == [f"a2a-capture: error: {output} is being recorded by another a2a-capture recorder "
+                     "(the file is locked); record to another file"], second.stderr
     # mitmdump run by hand with the addon refuses too, naming the file
     assert direct.returncode != 0
     assert "is being recorded by another a2a-capture recorder" in direct.stdout + direct.stderr
