@@ -8,6 +8,7 @@ label is escaped.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -50,6 +51,10 @@ class Arrow:
     file: str = ""  # the capture's name, when a session has several
     failed: bool = False  # the agent answered with an error: its answer is drawn red, with a ✗ and the error's name
     duration: float | None = None  # seconds from request to the answer's end, where recorded
+    alike: str = ""  # calls with the same key in a row (operation, task, outcome) are folded into one loop
+    loop: str = ""  # a folded run's own text: "GetTask ×9, every ~254 ms, 2 wasted"
+    spread: tuple[float, float] | None = None  # a folded run's shortest and longest call
+    calls: int = 1  # the exchanges this arrow stands for (a folded run's length)
 
 
 @dataclass
@@ -92,6 +97,53 @@ def duration_text(seconds: float | None) -> str:
     return f"{seconds:.1f} s" if seconds < 100 else f"{seconds:.0f} s"
 
 
+#: the shortest run of alike calls folded into one loop
+MIN_RUN = 3
+
+
+def fold(arrows: list[Arrow]) -> list[Arrow]:
+    """Runs of alike calls (the same operation on the same task with the same outcome, to the
+    same agent, one after another) as one arrow each: the first call's link, the run's count,
+    spacing and waste in its loop text, and the range of its durations."""
+    folded: list[Arrow] = []
+    start = 0
+    while start < len(arrows):
+        end = start + 1
+        first = arrows[start]
+        while first.alike and end < len(arrows) and arrows[end].alike == first.alike \
+                and arrows[end].lifeline == first.lifeline and not arrows[end].webhook:
+            end += 1
+        folded.append(_run(arrows[start:end]) if end - start >= MIN_RUN else first)
+        if end - start < MIN_RUN:
+            end = start + 1
+        start = end
+    return folded
+
+
+def _run(run: list[Arrow]) -> Arrow:
+    first, last = run[0], run[-1]
+    what = first.label.split(" ", 1)
+    operation = what[1] if len(what) > 1 else first.label
+    loop = [f"{operation} ×{len(run)}"]
+    starts = [arrow.time for arrow in run]
+    if all(at is not None for at in starts):
+        gaps = sorted(b - a for a, b in itertools.pairwise(starts))
+        loop.append(f"every ~{duration_text(gaps[len(gaps) // 2])}")
+    wasted = sum(arrow.wasted for arrow in run)
+    if wasted:
+        loop.append(f"{wasted} wasted")
+    took = [arrow.duration for arrow in run if arrow.duration is not None]
+    duration = max(took) if took else None
+    if first.time is not None and last.time is not None:  # the layout's: from the first call to the last answer
+        duration = last.time + (last.duration or 0.0) - first.time
+    number = last.label.split(" ", 1)[0]
+    return Arrow(anchor=first.anchor, label=f"{first.label} … {number}", lifeline=first.lifeline,
+                 answer=first.answer, wasted=bool(wasted), events=first.events, webhook=False,
+                 name=f"{first.name} to {last.name}", time=first.time, file=first.file, failed=first.failed,
+                 duration=duration, alike=first.alike, loop=", ".join(loop),
+                 spread=(min(took), max(took)) if len(took) > 1 else None, calls=len(run))
+
+
 @dataclass
 class _Row:
     """Where one arrow is drawn: its call's line, its answer's (None: no answer drawn), the
@@ -106,6 +158,8 @@ class _Row:
 #: the vertical room: a call with its answer right under it, a call whose answer comes later
 #: (a line and its label above), an answer drawn apart (a line and its text below), a file's heading
 PAIR_STEP, CALL_STEP, ANSWER_STEP, HEADING_STEP = 46, 30, 36, 24
+#: a folded run's frame: its tab above the call's label, and room below its answer's text
+LOOP_TOP, LOOP_BOTTOM = 24, 8
 #: a pause worth a label in a timed diagram
 GAP_SHOWN = 0.005
 
@@ -137,6 +191,8 @@ def _layout(shown: list[Arrow], top: float, headings: set[int], by_time: bool) -
             if index in headings:
                 row.heading, row.call = y, y + HEADING_STEP
                 y += HEADING_STEP
+            if arrow.loop:
+                row.call += LOOP_TOP
             if by_time and busy_until is not None and at - busy_until >= GAP_SHOWN:
                 row.gap = at - busy_until
             if by_time:
@@ -145,12 +201,12 @@ def _layout(shown: list[Arrow], top: float, headings: set[int], by_time: bool) -
             following = events[k + 1] if k + 1 < len(events) else None
             if following is not None and following[2] == index and following[1] != 1:
                 row.answer = row.call + 10  # answered before anything else happened: right under
-                y = row.call + PAIR_STEP
+                y = row.call + PAIR_STEP + (LOOP_BOTTOM if arrow.loop else 0)
             else:
                 y = row.call + (CALL_STEP if not arrow.webhook and arrow.answer else PAIR_STEP - 10)
         elif rows[index].answer is None:  # an answer that comes after other calls
             rows[index].answer = y
-            y += ANSWER_STEP
+            y += ANSWER_STEP + (LOOP_BOTTOM if arrow.loop else 0)
     return [row for row in rows if row is not None], y
 
 
@@ -164,7 +220,7 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
     total = len(arrows) if total is None else total
     if all_times is None:
         all_times = all(a.time is not None for a in arrows)
-    ordered = sorted(arrows, key=lambda a: a.time) if timed and all_times else list(arrows)
+    ordered = fold(sorted(arrows, key=lambda a: a.time) if timed and all_times else list(arrows))
     shown = ordered[:MAX_ARROWS]
     columns = ["client", *lifelines]
     width = NARROW_SEQUENCE_WIDTH if narrow else max(SEQUENCE_WIDTH, 200 * len(columns))
@@ -206,6 +262,13 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
         parts.append(f'<a href="#{escape(arrow.anchor)}" aria-label="{escape(arrow.name)}: '
                      f'{escape(said, {chr(34): "&quot;"})}"><g class="{kind}{" failed" if arrow.failed else ""}">'
                      f'<title>{escape(said)}</title>')
+        if arrow.loop:  # a folded run: a frame around its one arrow, its count and spacing in the tab
+            left, right = x["client"] - 8, max(start, end) + 12
+            bottom = (row.answer if row.answer is not None else y) + 20
+            parts.append(f'<rect x="{left:.0f}" y="{y - LOOP_TOP - 18:.0f}" width="{right - left:.0f}" '
+                         f'height="{bottom - y + LOOP_TOP + 18:.0f}" class="loop"/>'
+                         f'<text x="{left + 6:.0f}" y="{y - LOOP_TOP - 5:.0f}" class="loop-text">'
+                         f'{escape(fit("loop · " + arrow.loop, right - left - 12))}</text>')
         if row.gap is not None and not narrow:  # the quiet time before this call, by the client's lifeline
             parts.append(f'<text x="{x["client"] - 6:.0f}" y="{y - 5:.0f}" text-anchor="end" class="gap">'
                          f'+{escape(duration_text(row.gap))}</text>')
@@ -224,8 +287,9 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
                          f'<text x="{text_x:.0f}" y="{row.answer + 14:.0f}" text-anchor="{anchor}" '
                          f'class="answer-text{failed}">{escape(fit(text, room))}</text>')
         parts.append("</g></a>")
-    if total > MAX_ARROWS:
-        parts.append(f'<text x="10" y="{height - 12}" class="more">… {total - MAX_ARROWS} more exchanges '
+    left_out = total - sum(arrow.calls for arrow in shown)
+    if left_out > 0:
+        parts.append(f'<text x="10" y="{height - 12}" class="more">… {left_out} more exchanges '
                      'are in the walkthrough</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -236,6 +300,11 @@ def _answer(arrow: Arrow) -> str:
     long the call took."""
     text = f"{arrow.answer} ({arrow.events} events)" if arrow.events > 1 else arrow.answer
     text = f"✗ {text}" if arrow.failed else text
+    if arrow.spread is not None:  # a folded run: its shortest and longest call
+        low, high = arrow.spread
+        return f"{text} · {duration_text(low).removesuffix(' ms')}–{duration_text(high)}" \
+            if duration_text(low).endswith(" ms") and duration_text(high).endswith(" ms") \
+            else f"{text} · {duration_text(low)}–{duration_text(high)}"
     return f"{text} · {duration_text(arrow.duration)}" if arrow.duration is not None else text
 
 
@@ -243,6 +312,7 @@ def _said(arrow: Arrow, gap: float | None = None) -> str:
     """An arrow's whole story for its tooltip and its link's name: the call, how it ended and
     how long it took, and the pause before it."""
     after = f" ({duration_text(gap)} after the previous call ended)" if gap is not None else ""
+    after += f" (loop: {arrow.loop})" if arrow.loop else ""
     if arrow.webhook or not arrow.answer:
         took = f" · {duration_text(arrow.duration)}" if arrow.duration is not None else ""
         return f"{arrow.label}{took}{after}"
@@ -398,7 +468,8 @@ def mermaid(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, t
     alias = {"client": "client", **{name: f"agent{index + 1}" for index, name in enumerate(lifelines)}}
     lines = ["sequenceDiagram", "    participant client"]
     lines += [f"    participant {alias[name]} as {_mermaid_text(name)}" for name in lifelines]
-    shown = arrows[:MAX_MERMAID]
+    folded = fold(arrows)
+    shown = folded[:MAX_MERMAID]
     headings = {index for index, arrow in enumerate(shown) if arrow.file
                 and (index == 0 or shown[index - 1].file != arrow.file)}
     rows, _ = _layout(shown, 0, headings, timed and all(arrow.time is not None for arrow in shown))
@@ -412,20 +483,27 @@ def mermaid(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, t
             call.append(f"    {agent}->>client: {_mermaid_message(arrow.label)}")
             said.append((row.call, 1, call))
             continue
-        call.append(f"    client->>{agent}: {_mermaid_message(arrow.label)}{' (wasted)' if arrow.wasted else ''}")
+        label = _mermaid_message(arrow.label.replace(" … ", " to "))  # a folded run: "3 GetTask to 11"
+        call.append(f"    client->>{agent}: {label}{' (wasted)' if arrow.wasted else ''}")
         if row.answer is None:
             said.append((row.call, 1, call))
             continue
+        if arrow.loop:  # a folded run: Mermaid's loop around its one call
+            loop = arrow.loop.replace("×", "x").replace("~", "about ")
+            call.insert(len(call) - 1, f"    loop {_mermaid_message(loop)}")
         said.append((row.call, 1, [*call, f"    activate {agent}"]))
         events = f" ({arrow.events} events)" if arrow.events > 1 else ""
         took = f", {duration_text(arrow.duration)}" if arrow.duration is not None else ""
         back = "--x" if arrow.failed else "-->>"  # an error's answer ends in a cross, as the SVG marks it ✗
+        if arrow.spread is not None:
+            took = f", {duration_text(arrow.spread[0])} to {duration_text(arrow.spread[1])}"
         said.append((row.answer, 0, [f"    {agent}{back}client: {_mermaid_message(arrow.answer + events + took)}",
-                                     f"    deactivate {agent}"]))
+                                     f"    deactivate {agent}", *(["    end"] if arrow.loop else [])]))
     for _, _, told in sorted(said, key=lambda item: (item[0], item[1])):
         lines += told
-    if total > MAX_MERMAID:
-        lines.append(f"    Note over client: {total - MAX_MERMAID} more exchanges in the walkthrough")
+    left_out = total - sum(arrow.calls for arrow in shown)
+    if left_out > 0:
+        lines.append(f"    Note over client: {left_out} more exchanges in the walkthrough")
     return "\n".join(lines)
 
 

@@ -449,7 +449,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
                              answer=ending, wasted=any(f.wasted for f in here), events=events,
                              webhook=exchange.webhook, name=name, time=facts.started,
                              file=reader.stems[file] if several else "", failed=facts.failed,
-                             duration=facts.duration), session)
+                             duration=facts.duration, alike=_alike(exchange, facts, ending)), session)
         # states: from the response (and its frames), and from frames shown late for an earlier stream
         for task, state, at in facts.states:
             mark = tasks.mark(task, state, order, at, place, name)
@@ -502,9 +502,9 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         agents=list(agents.values()),
         exchanges=Exchanges(walk, shown),
         shown=shown,
-        sequence_svg=svg.sequence(lifelines, drawn[:svg.MAX_ARROWS], timed=timed and not multi, total=len(arrows),
+        sequence_svg=svg.sequence(lifelines, drawn, timed=timed and not multi, total=len(arrows),
                                   all_times=arrows.all_times),
-        sequence_narrow_svg=svg.sequence(lifelines, drawn[:svg.MAX_ARROWS], timed=timed and not multi, narrow=True,
+        sequence_narrow_svg=svg.sequence(lifelines, drawn, timed=timed and not multi, narrow=True,
                                          total=len(arrows), all_times=arrows.all_times),
         timeline_svg=svg.timeline(shown_tasks, task_owner, timed=timed, total=order, each_session=multi,
                                   tasks_total=len(tasks)),
@@ -658,6 +658,14 @@ class _Tasks:
                                 ((task, state, anchor) for task, (state, anchor) in self._last.items()))
         return [TaskView(id=task, short=short_id(task), agent=owner.get(task, ""), state=svg.state_name(state),
                          anchor=anchor) for task, state, anchor in lasts if svg.state_name(state) in TROUBLE]
+
+
+def _alike(exchange, facts: ExchangeFacts, ending: str) -> str:
+    """What makes calls alike enough to fold into one loop: the same operation on the same task
+    with the same outcome ("" for a webhook or a call on no task: never folded)."""
+    if exchange.webhook or not facts.operation or not facts.task_id:
+        return ""
+    return f"{facts.operation}\n{facts.task_id}\n{ending}\n{facts.failed}"
 
 
 def _lifeline(facts: ExchangeFacts, agents: dict[str, AgentView]) -> str:
