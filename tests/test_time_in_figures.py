@@ -9,6 +9,7 @@ import re
 import pytest
 
 from a2a_capture.report import svg, walkthrough
+from tests.builders import rpc, task, write
 from tests.conftest import ROOT
 from tests.test_cli_show import run
 from tests.test_report import open_page
@@ -87,3 +88,26 @@ def test_every_arrow_says_its_duration_and_the_pause_before_it(browser, tmp_path
     assert box["x"] >= figure["x"] and box["x"] + box["width"] <= figure["x"] + figure["width"]
     assert page.locator("svg.sequence rect.activation").count() == 4
     page.close()
+
+
+@pytest.mark.browser
+def test_the_timeline_marks_every_poll_and_stays_inside_its_figure(browser, tmp_path):
+    """04-polling: a link per exchange that saw the task (the send and its ten polls); a task
+    with more states than fit still ends inside the figure; exchange order ticks no exchange
+    that is not there."""
+    flipping = [rpc(n, "GetTask", {"id": "t-1"}, result=task(
+        "t-1", "TASK_STATE_WORKING" if n % 2 else "TASK_STATE_INPUT_REQUIRED")) for n in range(1, 121)]
+    for path, looks in ((POLLING, 11), (str(write(tmp_path, *flipping)), 120)):
+        out = tmp_path / "report.html"
+        assert run("report", path, "-o", str(out)).returncode == 0
+        page, _ = open_page(browser, out)
+        ticks = page.locator("svg.timeline a:has(rect.seen)")
+        assert ticks.count() == looks
+        hrefs = ticks.evaluate_all("links => links.map(a => a.getAttribute('href'))")
+        assert len(set(hrefs)) == looks and all(page.locator(h).count() == 1 for h in hrefs[:12])
+        width = page.eval_on_selector("svg.timeline", "s => s.viewBox.baseVal.width")
+        boxes = page.eval_on_selector_all("svg.timeline rect", "rs => rs.map(r => r.getBBox().x + r.getBBox().width)")
+        assert max(boxes) <= width
+        labels = page.locator("svg.timeline text.legend").all_text_contents()
+        assert "#121" not in labels and "#13" not in labels
+        page.close()

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
+from a2a_capture.a2a.spec import TERMINAL_STATES
+
 MAX_ARROWS = 120
 MAX_TASKS = 40
 MAX_MERMAID = 150
@@ -345,7 +347,8 @@ def _positions(marks: list[Mark], timed: bool, origin: float) -> list[float]:
 
 
 def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool, total: int,
-             each_session: bool = False, narrow: bool = False, tasks_total: int | None = None) -> str:
+             each_session: bool = False, narrow: bool = False, tasks_total: int | None = None,
+             seen: dict[str, list[Mark]] | None = None, until: float | None = None) -> str:
     """One row per task: each state a bar from when it was seen until the next one
     (``each_session``: times count from each independent session's first request); ``narrow``
     for a phone: as wide as its screen, rows named by the task alone (the agent in its title),
@@ -360,7 +363,11 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
     origin = 0.0 if each_session else min((m.at for _, marks in rows for m in marks if m.at is not None),
                                           default=0.0)
     positions = {task: _positions(marks, timed, origin) for task, marks in rows}
-    end = max(max(p) for p in positions.values())
+    seen = seen or {}
+    looks = {task: _positions(seen.get(task, []), timed, origin) for task, _ in rows}
+    end = max(max(p) for p in [*positions.values(), *(p for p in looks.values() if p)])
+    if timed and until is not None:  # the axis covers the whole session, not only its last state
+        end = max(end, until - origin)
     span = (end * 1.05 if timed else total) or 1.0
     scale = (width - left - right) / span
     top = 46
@@ -377,14 +384,14 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
         agent = "" if narrow else f'<tspan class="agent"> {escape(fit(owner, left - 90))}</tspan>'
         parts.append(f'<text x="8" y="{y + 14}" class="task-id"><title>{escape(task)} at {escape(owner)}</title>'
                      f'{escape(task[:8])}{agent}</text>')
-        xs = [left + p * scale for p in positions[task]]
-        for k in range(1, len(xs)):  # bars never overlap: each is at least min_bar wide
-            xs[k] = max(xs[k], xs[k - 1] + min_bar)
+        xs = _starts([left + p * scale for p in positions[task]], left, width - right, min_bar)
+        limit = width - right
         for k, mark in enumerate(marks):
             x0 = xs[k]
-            x1 = xs[k + 1] if k + 1 < len(xs) else max(x0 + min_bar, left + (positions[task][k] + (
-                0 if timed else 1)) * scale)
-            x1 = min(x1, max(x0 + min_bar, width - right)) if k + 1 == len(xs) else x1
+            terminal = mark.state in TERMINAL_STATES  # a task's end is a moment: its bar is the narrowest
+            x1 = xs[k + 1] if k + 1 < len(xs) else max(x0 + min(min_bar, limit - x0), left + (
+                positions[task][k] + (0 if timed or terminal else 1)) * scale)
+            x1 = min(x1, limit) if k + 1 == len(xs) else x1
             name = state_name(mark.state)
             colour = STATE_COLOURS.get(mark.state, "#777777")
             inner = name if (x1 - x0) >= CHAR_PX * len(name) + 6 else STATE_LETTERS.get(mark.state, "?")
@@ -394,6 +401,13 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
                          f'<text x="{(x0 + x1) / 2:.1f}" y="{y + 13}" text-anchor="middle" class="state">'
                          f'{escape(inner) if x1 - x0 >= 10 else ""}'
                          '</text></a>')
+        for look, at in zip(seen.get(task, []), looks[task], strict=True):  # every exchange that saw the task
+            tick = min(max(left + at * scale, left), limit)
+            parts.append(f'<a href="#{escape(look.anchor)}" aria-label="{escape(task[:8])} seen by '
+                         f'{escape(look.where or look.anchor)}: {escape(state_name(look.state))}">'
+                         f'<rect x="{tick - 1.5:.1f}" y="{y + 19}" width="3" height="6" class="seen">'
+                         f'<title>{escape(look.where or look.anchor)}: {escape(state_name(look.state))}</title>'
+                         '</rect></a>')
     legend_y = height - 12 - 20 * (legend_rows - 1)
     for index, (state, colour) in enumerate(list(STATE_COLOURS.items())[:8]):
         x0 = 8 + (index % 2) * 160 if narrow else 8 + index * 118
@@ -410,12 +424,26 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
     return "".join(parts)
 
 
+def _starts(xs: list[float], left: float, limit: float, min_bar: float) -> list[float]:
+    """Where each of a row's bars starts: none hides another (each at least ``min_bar`` wide,
+    narrower only when the row holds more states than fit) and none runs past ``limit``."""
+    if not xs:
+        return xs
+    bar = min(min_bar, (limit - left) / len(xs))
+    xs = list(xs)
+    for k in range(1, len(xs)):
+        xs[k] = max(xs[k], xs[k - 1] + bar)
+    for k in range(len(xs) - 1, -1, -1):  # pulled back from the edge, keeping their order
+        xs[k] = min(xs[k], limit - (len(xs) - k) * bar)
+    return xs
+
+
 def _axis(x0: float, x1: float, y: float, bottom: float, span: float, scale: float, timed: bool,
           each_session: bool = False, ticks: int = 6) -> list[str]:
     parts = [f'<line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" class="axis"/>']
     step = _nice_step(span / ticks) if timed else max(1, round(_nice_step(span / ticks)))
     tick = 0.0
-    while tick <= span + 1e-9:
+    while tick <= span + 1e-9 and (timed or tick < span):  # exchange order: no tick past the last exchange
         x = x0 + tick * scale
         label = f"{tick:g} s" if timed else f"#{int(tick) + 1}"
         parts.append(f'<line x1="{x:.1f}" y1="{y - 4}" x2="{x:.1f}" y2="{bottom}" class="tick"/>'

@@ -455,6 +455,9 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
             mark = tasks.mark(task, state, order, at, place, name)
             if mark is not None:
                 session_marks.append(mark)
+            look = tasks.look(task, state, order, at, place, name)
+            if look is not None:
+                session_marks.append(look)
         if exchange.late_body:
             owner = entry.owner
             owner_anchor = reader.anchor(file, str(owner)) if owner is not None else place
@@ -507,9 +510,10 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         sequence_narrow_svg=svg.sequence(lifelines, drawn, timed=timed and not multi, narrow=True,
                                          total=len(arrows), all_times=arrows.all_times),
         timeline_svg=svg.timeline(shown_tasks, task_owner, timed=timed, total=order, each_session=multi,
-                                  tasks_total=len(tasks)),
+                                  tasks_total=len(tasks), seen=tasks.seen(), until=None if multi else arrows.until),
         timeline_narrow_svg=svg.timeline(shown_tasks, task_owner, timed=timed, total=order,
-                                         each_session=multi, narrow=True, tasks_total=len(tasks)),
+                                         each_session=multi, narrow=True, tasks_total=len(tasks), seen=tasks.seen(),
+                                         until=None if multi else arrows.until),
         sequence_mermaid=svg.mermaid(lifelines, by_session[:svg.MAX_MERMAID], timed=timed and not multi,
                                      total=len(arrows)),
         timeline_text=svg.timeline_text(shown_tasks, task_owner, timed=timed, each_session=multi,
@@ -583,6 +587,7 @@ class _Arrows:
         self._count = 0
         self.all_times = True  # every arrow, a webhook's too, has its time
         self.timed = False  # every request has its time, and there is one
+        self.until: float | None = None  # when the last answer ended, for an axis over the whole session
 
     def add(self, arrow: svg.Arrow, session: int) -> None:
         if self._count == 0:
@@ -595,6 +600,9 @@ class _Arrows:
             self.all_times = False
             self.timed = self.timed and arrow.webhook
             return
+        ended = arrow.time + (arrow.duration or 0.0)
+        if self.until is None or ended > self.until:
+            self.until = ended
         key = (-session, -arrow.time, -self._count, arrow)
         if len(self._earliest) < self._keep:
             heapq.heappush(self._earliest, key)
@@ -625,6 +633,7 @@ class _Tasks:
     def __init__(self) -> None:
         self._drawn: dict[str, list[svg.Mark]] = {}
         self._last: dict[str, tuple[str, str]] = {}  # the others': (state, anchor)
+        self._seen: dict[str, list[svg.Mark]] = {}  # the drawn tasks': every exchange that showed each, a tick each
         self.earliest_at: float | None = None  # the earliest time any task was seen in a state
 
     def mark(self, task: str, state: str, order: int, at: float | None, place: str, where: str) -> svg.Mark | None:
@@ -646,8 +655,23 @@ class _Tasks:
             drawn.append(mark)
         return mark
 
+    def look(self, task: str, state: str, order: int, at: float | None, place: str, where: str) -> svg.Mark | None:
+        """A drawn task shown by an exchange: one tick per exchange (None: not drawn, or this
+        exchange already ticked)."""
+        if task not in self._drawn:
+            return None
+        looks = self._seen.setdefault(task, [])
+        if looks and looks[-1].anchor == place:
+            return None
+        look = svg.Mark(order=order, at=at, state=state, anchor=place, where=where)
+        looks.append(look)
+        return look
+
     def __len__(self) -> int:
         return len(self._drawn) + len(self._last)
+
+    def seen(self) -> dict[str, list[svg.Mark]]:
+        return self._seen
 
     def shown(self) -> dict[str, list[svg.Mark]]:
         return self._drawn
