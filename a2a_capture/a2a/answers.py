@@ -7,9 +7,35 @@ import json
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.call import Call, CallError
 
+#: the recorder's notes that say the agent itself ended an exchange (capture/notes.py and record/flows.py word
+#: them), and the error that is then the exchange's outcome; first match wins
+ENDED_BY_AGENT = (
+    ("error: the agent closed the connection after part of the response", "closed by the agent mid-response"),
+    ("error: the agent closed the connection", "closed by the agent"),
+    ("error: the agent reset the stream after part of the response", "reset by the agent mid-response"),
+    ("error: the agent reset the stream", "reset by the agent"),
+)
+
 
 def read_error(call: Call) -> None:
     call.error = _error_in(call.response_json, call.status, call.version_header or call.spelled_version)
+
+
+def read_ending(call: Call) -> None:
+    """A call that said no error of its own but that the agent ended by closing its connection or
+    resetting its stream (the recorder's note says so) failed by that: it is the call's outcome."""
+    if call.error is None and call.notes:
+        ended = ended_by_agent(call.notes)
+        if ended is not None:
+            call.error = CallError(name=ended, http_status=call.status if call.status and call.status >= 400 else None)
+
+
+def ended_by_agent(notes: list[str]) -> str | None:
+    """The error an agent's close or reset was, by the recorder's note; None when no note says one."""
+    for start, name in ENDED_BY_AGENT:
+        if any(note.startswith(start) for note in notes):
+            return name
+    return None
 
 
 def _error_in(body: object, status: int | None, version: str | None) -> CallError | None:

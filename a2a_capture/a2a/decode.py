@@ -11,7 +11,7 @@ from urllib.parse import parse_qs
 
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.addresses import TLS_NOTE, origins, split_target
-from a2a_capture.a2a.answers import read_error
+from a2a_capture.a2a.answers import read_ending, read_error
 from a2a_capture.a2a.bodies import first_values, frame_json, is_grpc, json_of, media_type
 from a2a_capture.a2a.call import A2A_KINDS, Call, CallError
 from a2a_capture.a2a.cards import Card, parse_card
@@ -39,6 +39,7 @@ def decode(exchange: Exchange, file: str = "") -> Call:
     """
     call = Call(exchange.number, exchange.label, file)
     _read(call, exchange)
+    read_ending(call)
     if call.operation in _FACT_OPERATIONS:
         _read_facts(call)
     return call
