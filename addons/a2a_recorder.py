@@ -136,6 +136,40 @@ class A2ARecorder:
             flow.request.stream = open_flow.request_copy
         except Exception:
             log.exception("a2a-capture: could not watch a request body; it is still forwarded")
+            return
+        try:
+            if flow.request.method == "GET" and self._rewrites(flow) and relay.may_be_card(flow.request):
+                open_flow.card_notes += self._card_validators(flow)
+        except Exception:
+            log.exception("a2a-capture: could not read a card request's validators; it is forwarded as it came")
+
+    def _card_validators(self, flow: http.HTTPFlow) -> list[str]:
+        """A conditional card request: the agent is sent only the validators of cards this recording
+        rewrote (as the agent's own), so a client that cached the agent's card gets it again, rewritten,
+        never a 304 that keeps the card naming the agent."""
+        headers = flow.request.headers
+        sent = headers.get("if-none-match")
+        if sent is None and "if-modified-since" not in headers:
+            return []
+        passed = relay.agent_validators(sent, self._card_routes(flow)) if sent is not None else None
+        notes = []
+        if sent is not None and passed != sent:
+            notes.append(recorder_notes.VALIDATORS_MAPPED.format(sent=sent, passed=passed or "none"))
+        if passed is None:
+            headers.pop("if-none-match", None)
+        else:
+            headers["if-none-match"] = passed
+        if "if-modified-since" in headers:
+            notes.append(recorder_notes.MODIFIED_SINCE_DROPPED.format(sent=headers.pop("if-modified-since")))
+        return notes
+
+    def _card_etag(self, flow: http.HTTPFlow) -> list[str]:
+        """The relayed card's ETag is derived from the agent's and the rewrite (see _card_validators)."""
+        etag = flow.response.headers.get("etag")
+        if etag is None or "-a2a-" in etag:
+            return []
+        flow.response.headers["etag"] = new = relay.derived_etag(etag, self._card_routes(flow))
+        return [recorder_notes.ETAG_DERIVED.format(old=etag, new=new)] if new != etag else []
 
     def request(self, flow: http.HTTPFlow) -> None:
         open_flow = self.in_flight.get(flow.id)
@@ -165,6 +199,8 @@ class A2ARecorder:
             content_type = flow.response.headers.get("content-type", "")
             live = content_type.startswith("text/event-stream") or is_grpc_type(content_type)
             may_be_card = not live and self._rewrites(flow) and relay.may_be_card(flow.request)
+            if may_be_card:  # before the head goes on, whether or not the card turns out to change
+                self.in_flight.setdefault(flow.id, flows.OpenFlow(flow)).card_notes += self._card_etag(flow)
             if not (live or relay.unsized(flow) or flow.response.stream):
                 return  # mitmproxy holds it whole (under stream_large_bodies), as a card must be
             open_flow = self.in_flight.setdefault(flow.id, flows.OpenFlow(flow))
@@ -179,7 +215,8 @@ class A2ARecorder:
                 return self._relay_held_card(flow, open_flow, body)
 
             flow.response.stream = relay.HeldBody(body_copy, rewrite if self._rewrites(flow) else None,
-                                                  hold_all=may_be_card, hold=not flow.response.stream)
+                                                  hold_all=may_be_card,
+                                                  hold=not flow.response.stream and flow.request.method == "GET")
         except Exception:
             log.exception("a2a-capture: could not watch a response body; it is still forwarded")
 
@@ -252,9 +289,10 @@ class A2ARecorder:
         relayed = relay_card(body, self._card_routes(flow))
         if relayed is None:
             return []
-        if relayed.body is not None:
-            flow.response.content = relayed.body
-        return self._card_notes(flow, relayed)
+        if relayed.body is None:
+            return self._card_notes(flow, relayed)
+        flow.response.content = relayed.body
+        return self._card_etag(flow) + self._card_notes(flow, relayed)
 
     def _relay_held_card(self, flow: http.HTTPFlow, open_flow: flows.OpenFlow, body: bytes) -> bytes | None:
         """A held-back body that is a card, rewritten (None: send it as it came)."""
@@ -264,7 +302,7 @@ class A2ARecorder:
             relayed = relay_card(plain, self._card_routes(flow)) if plain else None
             if relayed is None:
                 return None
-            open_flow.card_notes = self._card_notes(flow, relayed)
+            open_flow.card_notes += self._card_notes(flow, relayed)
             return _encoded(relayed.body, coding) if relayed.body is not None else None
         except Exception:
             log.exception("a2a-capture: could not rewrite a card; it is forwarded as it came")

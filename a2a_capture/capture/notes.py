@@ -23,6 +23,12 @@ RESET_LIKE_AGENT = ("a2a-capture: the agent reset the HTTP/2 stream without answ
                     "(the proxy made no answer of its own)")
 NEW_CONNECTION_AFTER_ERROR = ("a2a-capture sends the next call on a new connection to the agent: agents often "
                               "close theirs after an error answer without saying so")
+ETAG_DERIVED = ("a2a-capture gave the relayed card the ETag {new}, derived from the agent's {old} and the rewrite, "
+                "so a card cached without the recorder is never revalidated as this one")
+VALIDATORS_MAPPED = ("a2a-capture sent the agent If-None-Match: {passed} for the client's {sent} (only a card this "
+                     "recording rewrote is revalidated; any other is fetched again, to be rewritten)")
+MODIFIED_SINCE_DROPPED = ("a2a-capture did not send the agent the client's If-Modified-Since: {sent} (the client may "
+                          "hold the agent's card as it was, not rewritten)")
 BODY_UNTIL_CLOSE = "the agent ended this body by closing the connection (it sent no length)"
 APPENDED = "a2a-capture: a new recording starts here, appended after exchange {last} of an earlier one"
 
