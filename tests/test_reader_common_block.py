@@ -108,6 +108,24 @@ def test_a_generated_session_reads_the_same_both_ways_whatever_the_buffer(tmp_pa
     assert None not in taken and 0 < len(taken) < len(exchanges)
 
 
+@pytest.mark.parametrize("chunk_size", [7, 64, 1 << 20])
+def test_a_documentation_capture_reads_the_same_both_ways_whatever_the_buffer(monkeypatch, chunk_size):
+    """Bodies without a length (pretty-printed JSON, SSE frames), ended by what starts next."""
+    from analyze import SHAPES, _documentation, _timed
+
+    from a2a_capture.capture import Capture
+
+    rng = random.Random(7)
+    exchanges = [_documentation(_timed(SHAPES[shape](number, rng), number))
+                 for number, shape in enumerate(["new", "recurring"] * 20, start=1)]
+    data = capture_bytes(Capture(exchanges=exchanges))
+    quick, general = _read_both(data, monkeypatch, chunk_size)
+    assert quick == general
+    # the quick way read them, not the general reader after a quick try
+    taken = _taken(monkeypatch, data)
+    assert len(taken) == len(exchanges) and None not in taken
+
+
 def _taken(monkeypatch, data: bytes, chunk_size: int = 1 << 20) -> list:
     """What _common_block gave for each block it read (not those read in a straight line); the general
     reader must not be called."""
@@ -144,6 +162,18 @@ ODD_BLOCKS = [
     b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-type: text/event-stream\n\n"
     b"data: 1\n\n### 2 \xc2\xb7 b\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-length: 2\n\n{}\n\ndata: 2\n\n",
     b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-length: 2\n\n{}\n\n\n### 2 \xc2\xb7 b\n",
+    # bodies without a length, ended by the next block, a note, frames of an earlier stream or the end of the file
+    b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\n\n{\n\n}\n\n### 2 \xc2\xb7 b\nGET / HTTP/1.1\n"
+    b"Host: a\n\nHTTP/1.1 200 OK\n\n{\"a\": 1}\n\n\n",
+    b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\n\n{}\n\n# a note\n\n### 2 \xc2\xb7 b\n"
+    b"GET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\n\n{}",
+    b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-type: text/event-stream\n\n"
+    b"data: 1\n\n# between frames\n\ndata: 2\n\n### 2 \xc2\xb7 b\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\n\n"
+    b"{}\n\ndata: 3\n\n### 3 \xc2\xb7 c\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\n\n\r\n{}\n\r\n\n### 4\n",
+    b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-type: text/event-stream\n\n"
+    b"data: 1\n\ndata: 2\n\n# after the last frame\n",
+    b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-length: 1\n\n{}\n\n### 2 \xc2\xb7 b\n",
+    b"### 1 \xc2\xb7 a\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 204 No Content\n\n{}\n\n### 2 \xc2\xb7 b\n",
     # line ends inside bodies and between the parts, counted without reading the bodies twice
     b"### 1 \xc2\xb7 a\nPOST / HTTP/1.1\nHost: a\n\n{\"a\":\n1}\n\r\n\nHTTP/1.1 200 OK\ncontent-length: 3\n\na\nb\n\n"
     b"### 2 \xc2\xb7 b\nPOST / HTTP/1.1\nHost: a\nContent-Length: 4\n\n\n\r\n\n\n\n\nHTTP/1.1 204 No Content\n\n\n\n"

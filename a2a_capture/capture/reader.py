@@ -390,7 +390,7 @@ class CaptureReader:
                 lines = None
         else:
             lines = None
-            found = _common_message(buf, at, eof, b"request", request_framing, _unframed_request_body)
+            found = _common_message(buf, at, eof, b"request", request_framing, lambda stream: _unframed_request_body)
             if not isinstance(found, tuple):
                 return found
             head, shape, values, body, at = found
@@ -413,9 +413,12 @@ class CaptureReader:
             known, values, at = found
             length = known.length if known.length_slot is None else int(values[known.length_slot])  # length_of
             end = -1 if length is None or response_framing is not None else at + length
+            if length is None and response_framing is None:
+                lines = None  # blank lines with CRs may end it
             if end >= 0 and buf[end:end + 2] == b"\n\n":  # the usual body, as _body takes it, without a call
                 body, next_at = buf[at:end], end + 2
-            elif not isinstance(found := _body(buf, at, eof, length, response_framing, _no_response_body), tuple):
+            elif not isinstance(found := _body(buf, at, eof, length, response_framing, _UNFRAMED_RESPONSE_BODY[
+                    known.shape.event_stream, self._last_stream is not None]), tuple):
                 return found
             else:
                 body, next_at = found
@@ -425,7 +428,8 @@ class CaptureReader:
             shape = known.shape
         else:
             known = lines = None
-            found = _common_message(buf, at, eof, b"response", response_framing, _no_response_body)
+            found = _common_message(buf, at, eof, b"response", response_framing,
+                                    lambda stream: _UNFRAMED_RESPONSE_BODY[stream, self._last_stream is not None])
             if not isinstance(found, tuple):
                 return found
             head, shape, values, body, at = found
@@ -880,8 +884,8 @@ def _quiet_failure(expected: str, offset: int, found: str | None) -> CaptureForm
 
 def _common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: _Framing | None, unframed):
     """A ``kind`` (b"request", b"response") head at ``at`` and its body, framed by ``framing`` or
-    its Content-Length, else read by ``unframed``: (head, its shape and volatile values, body,
-    where what follows starts), None or ``_MORE``.
+    its Content-Length, else read by ``unframed(is an event stream)``'s reader: (head, its shape and
+    volatile values, body, where what follows starts), None or ``_MORE``.
 
     The head is a plain one (LF, no cut, not empty) or None; a framed body ends with a line end
     then a blank line or the end of the file, as the general reader's ``_at_body_end`` takes it.
@@ -895,7 +899,8 @@ def _common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: _Frami
     shape, values = http11.shape(kind, head)
     if shape.grpc:
         return None
-    found = _body(buf, stop + 2, eof, None if framing else shape.length(values, head), framing, unframed)
+    found = _body(buf, stop + 2, eof, None if framing else shape.length(values, head), framing,
+                  unframed(shape.event_stream))
     return (head, shape, values, *found) if isinstance(found, tuple) else found
 
 
@@ -925,29 +930,53 @@ def _body(buf: bytes, at: int, eof: bool, length: int | None, framing: _Framing 
     return buf[at:at + length], end
 
 
-def _no_response_body(buf: bytes, at: int, eof: bool) -> tuple[bytes, int]:
-    """A response without a length in a common block has no body: the next block follows."""
-    while buf.startswith(b"\n", at):
-        at += 1
-    return b"", at
+def _unframed(empty: re.Pattern[bytes], end: re.Pattern[bytes], *, stream: bool = False,
+              to_the_end: bool = False):
+    """A reader of a body without a length, as the general reader's ``_read_body`` finds it: none
+    when what ``empty`` looks for (the next part) follows the blank lines, else everything up to
+    the blank line before what ``end`` looks for (a documentation capture's bodies end where the
+    next part starts). It gives (body, where what follows it starts), None (left to the general
+    reader) or ``_MORE``. ``to_the_end``: with no next part, the body runs to the end of the file,
+    its last line ends left out; ``stream``: an event stream's frames, left to the general reader
+    when they hold `#` notes (it takes them out)."""
+    def read(buf: bytes, at: int, eof: bool):
+        start = at
+        while buf.startswith(b"\n", start):
+            start += 1
+        if start == len(buf) and eof:
+            return b"", start
+        if buf.startswith(b"\r", start):
+            return None  # a blank line with a CR: left to the general reader
+        if buf.find(b"\n", start) < 0:
+            return None if eof else _MORE
+        if empty.match(buf, start):
+            return b"", start
+        found = end.search(buf, at)
+        if found is not None and (eof or buf.find(b"\n", found.end()) >= 0):
+            body, next_at = buf[at:found.start()], found.end()
+        elif not eof:  # the body runs past the buffer, or the line after its end is not whole: read on;
+            # a body longer than a chunk is left to the general reader, which searches on from where it got
+            return _MORE if len(buf) - at < _CHUNK else None
+        elif not to_the_end:
+            return None
+        else:
+            body, next_at = syntax.without_trailing_line_ends(buf[at:]), len(buf)
+        if stream and b"#" in body:
+            return None
+        return body, next_at
+    return read
 
 
-def _unframed_request_body(buf: bytes, at: int, eof: bool):
-    """(body, where what follows it starts) for a request body without a length, as the general
-    reader's ``_read_body`` finds it: none when a status line (or the next part) follows the
-    blank lines, else everything up to the blank line before it; None or ``_MORE``."""
-    start = at
-    while buf.startswith(b"\n", start):
-        start += 1
-    line_end = buf.find(b"\n", start)
-    if line_end < 0:
-        return None if eof else _MORE
-    if syntax.REQUEST_BODY_EMPTY.match(buf, start):
-        return b"", start
-    end = syntax.REQUEST_BODY_END.search(buf, at)
-    if end is None or (buf.find(b"\n", end.end()) < 0 and not eof):
-        return None if eof else _MORE
-    return buf[at:end.start()], end.end()
+_unframed_request_body = _unframed(syntax.REQUEST_BODY_EMPTY, syntax.REQUEST_BODY_END)
+#: a response body without a length, by what may follow it: the next block or a note; frames of an
+#: earlier stream too once there is one; an event stream's frames end at the next block alone
+_UNFRAMED_RESPONSE_BODY = {
+    (False, False): _unframed(syntax.RESPONSE_BODY_EMPTY, syntax.RESPONSE_BODY_END, to_the_end=True),
+    (False, True): _unframed(syntax.RESPONSE_BODY_EMPTY_BEFORE_FRAMES, syntax.RESPONSE_BODY_END_BEFORE_FRAMES,
+                             to_the_end=True),
+    (True, False): _unframed(syntax.STREAM_BODY_EMPTY, syntax.STREAM_BODY_END, stream=True, to_the_end=True),
+    (True, True): _unframed(syntax.STREAM_BODY_EMPTY, syntax.STREAM_BODY_END, stream=True, to_the_end=True),
+}
 
 
 def _common_next_block(buf: bytes, at: int, eof: bool):
