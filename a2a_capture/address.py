@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import AddressError
 
 T = TypeVar("T")
 
@@ -21,10 +21,6 @@ HOST_PORT_EXAMPLE = "such as 127.0.0.1:51241 or [::1]:51241"
 URL_EXAMPLE = "such as http://127.0.0.1:41241"
 _HOSTNAME = re.compile(r"[A-Za-z0-9_.-]+")
 _SCHEME = re.compile(r"https?://", re.IGNORECASE)
-
-
-class AddressError(A2ACaptureError):
-    """An address or a NAME=ADDRESS pair that cannot be what it claims to be."""
 
 
 def host_port(text: str, *, free_port: bool = False) -> tuple[str, int]:

@@ -16,6 +16,66 @@ class WriteError(A2ACaptureError):
         super().__init__(f"cannot write {path}: {reason}")
 
 
+class PolicyError(A2ACaptureError):
+    """A redaction setting cannot be used: a pattern that does not compile, a value of the wrong type."""
+
+
+class ConvertError(A2ACaptureError):
+    """An input file is not what its format says."""
+
+
+class TemplateError(A2ACaptureError):
+    """A template is missing or broken."""
+
+
+class SameFileTwice(A2ACaptureError):
+    """A session names one capture twice: its exchanges would be counted and anchored twice."""
+
+
+class RecordError(A2ACaptureError):
+    """The recorder cannot start: say what and how to fix it."""
+
+
+class ReplayError(A2ACaptureError):
+    """Replay cannot start or go on: what is missing and how to give it."""
+
+
+class BaselineError(A2ACaptureError):
+    """A baseline file cannot be read."""
+
+
+class WebhookError(A2ACaptureError):
+    """The webhook receiver cannot listen."""
+
+
+class PreflightError(A2ACaptureError):
+    """A replay cannot start: a target or the output is wrong."""
+
+
+class ViewError(A2ACaptureError):
+    """The view cannot start (its address is taken, or not a loopback address)."""
+
+
+class ConfigError(A2ACaptureError):
+    """A setting names a rule that does not exist, or cannot be read."""
+
+
+class AddressError(A2ACaptureError):
+    """An address or a NAME=ADDRESS pair that cannot be what it claims to be."""
+
+
+class SchedulerError(A2ACaptureError):
+    """A --scheduler value that is neither a scheduler's address nor a local scheduler's name."""
+
+
+class CaptureInUse(A2ACaptureError):
+    """Another recorder holds the capture file (its lock)."""
+
+
+class OtelError(A2ACaptureError):
+    """The OpenTelemetry export cannot start or did not go through: one line that says why."""
+
+
 def one_line(error: BaseException) -> str:
     """An exception's message as one line: pydantic's multi-line validation errors become
     `Model.member: what was wrong` for the first problem; anything else keeps its first line."""

@@ -8,9 +8,23 @@ from pathlib import Path
 
 from a2a_capture.capture import CaptureWriter, capture_bytes, iter_exchanges, open_capture, read_capture
 from a2a_capture.capture.models import Capture, Exchange
+from a2a_capture.errors import A2ACaptureError
 
 #: suffixes read through a converter; everything else is read as a capture
 CONVERTED = {".har": "har", ".mitm": "mitm", ".flow": "mitm", ".flows": "mitm", ".dump": "mitm"}
+
+
+def capture_files(paths) -> list[str]:
+    """Files as given, folders as the .http files in them (sorted)."""
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files += sorted(os.path.join(path, name) for name in os.listdir(path) if name.endswith(".http"))
+        else:
+            files.append(path)
+    if not files:
+        raise A2ACaptureError("no .http capture files in " + ", ".join(paths))
+    return files
 
 
 def exchanges(path: str | os.PathLike) -> Iterator[Exchange]:

@@ -9,13 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from a2a_capture.analyze.findings import RULES
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import ConfigError
 
 _IGNORE_NOTE = re.compile(r"a2a-capture:\s*ignore(?:\[([^\]]*)\])?")
-
-
-class ConfigError(A2ACaptureError):
-    """A setting names a rule that does not exist, or cannot be read."""
 
 
 @dataclass

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from a2a_capture import address
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import A2ACaptureError, SchedulerError
 
 #: names for a cluster started on this machine for the run (127.0.0.1 only), and what each is
 LOCAL_SCHEDULERS = {
@@ -26,10 +26,6 @@ _PROTOCOL = re.compile(r"([a-z]+)://(.*)", re.ASCII | re.DOTALL)
 
 #: what a Dask worker machine needs: said wherever Dask is missing
 INSTALL = "pip install 'a2a-capture[dask]'"
-
-
-class SchedulerError(A2ACaptureError):
-    """A --scheduler value that is neither a scheduler's address nor a local scheduler's name."""
 
 
 def scheduler(text: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from a2a_capture.errors import A2ACaptureError
-from a2a_capture.sources import CONVERTED
+from a2a_capture.sources import CONVERTED, capture_files
 
 #: how files group into sessions: "all" (one session, in the order given), "file", "folder"
 Grouping = Literal["all", "file", "folder"]
@@ -51,8 +51,6 @@ def _expand(path: str, deep: bool) -> list[str]:
     if not os.path.isdir(path):
         return [path]
     if not deep:
-        from a2a_capture.replay.gate import capture_files
-
         return capture_files([path])
     found = []
     for folder, _, names in os.walk(path):

@@ -103,6 +103,6 @@ def verdict(verdict) -> None:
 
 
 def capture_files(paths) -> list[str]:
-    from a2a_capture.replay.gate import capture_files
+    from a2a_capture.sources import capture_files
 
     return capture_files(paths)

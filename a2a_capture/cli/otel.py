@@ -6,6 +6,7 @@ import click
 
 from a2a_capture.cli.base import capture_files, main
 from a2a_capture.cli.options import redact_option
+from a2a_capture.errors import OtelError
 
 
 @main.command("otel")
@@ -41,7 +42,7 @@ def otel_command(paths, endpoint, output, service_name, bodies, timeout, redact)
                         service_name=service_name)
     where = endpoint or output
     if done.failed:
-        raise sinks.OtelError(f"{done.failed} of {done.spans} spans did not reach {where} (is a collector "
+        raise OtelError(f"{done.failed} of {done.spans} spans did not reach {where} (is a collector "
                               f"listening there?)")
     click.echo(f"exported {done.spans} spans ({done.exchanges} exchanges, {done.findings} findings, "
                f"{done.files} files) to {where}", err=True)

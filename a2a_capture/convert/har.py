@@ -44,14 +44,10 @@ from a2a_capture.convert.shape import (
     obj,
     optional,
 )
-from a2a_capture.errors import A2ACaptureError, one_line
+from a2a_capture.errors import ConvertError, one_line
 from a2a_capture.record.flows import title_for
 
 LOST_IN_HAR = "HAR has no arrival time per SSE frame; this stream's frame times were not kept"
-
-
-class ConvertError(A2ACaptureError):
-    """An input file is not what its format says."""
 
 
 # -- what the reader relies on, member by member (HAR 1.2, and a2a-capture's own `_a2a*` fields) --------

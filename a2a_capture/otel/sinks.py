@@ -15,17 +15,13 @@ import queue
 import threading
 from urllib.parse import urlsplit
 
-from a2a_capture.errors import A2ACaptureError, WriteError
+from a2a_capture.errors import OtelError, WriteError
 
 #: what a command says when the extra is not installed
 MISSING = ("OpenTelemetry export needs the otel extra: pip install 'a2a-capture[otel]' "
            "(opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http)")
 #: the OTLP/HTTP path of traces, added to an endpoint given without a path (as OTEL_EXPORTER_OTLP_ENDPOINT is)
 TRACES_PATH = "/v1/traces"
-
-
-class OtelError(A2ACaptureError):
-    """The export cannot start or did not go through: one line that says why."""
 
 
 def require() -> None:

@@ -20,15 +20,11 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from a2a_capture.address import AddressError, host_port, http_url, pair
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import RecordError
 from a2a_capture.redact import policy
 from a2a_capture.resources import addons_dir
 
 ADDON = "a2a_recorder.py"
-
-
-class RecordError(A2ACaptureError):
-    """The recorder cannot start: say what and how to fix it."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +64,8 @@ def check_port_free(listener: Listener) -> None:
 
 def check_output(path: str) -> None:
     """The capture can be written, and no other recorder is writing it (it holds the file's lock)."""
-    from a2a_capture.record.sink import CaptureInUse, lock
+    from a2a_capture.errors import CaptureInUse
+    from a2a_capture.record.sink import lock
 
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

@@ -18,7 +18,7 @@ import threading
 from a2a_capture import __version__
 from a2a_capture.capture.models import Exchange
 from a2a_capture.capture.writer import CaptureWriter, SpooledBody
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import CaptureInUse
 from a2a_capture.record import notes
 
 FORMAT = "a2a-capture/1"
@@ -39,10 +39,6 @@ def last_numbers(path: str | os.PathLike) -> dict[str, int]:
         kind = "webhook" if exchange.webhook else "exchange"
         numbers[kind] = max(numbers[kind], exchange.number)
     return numbers
-
-
-class CaptureInUse(A2ACaptureError):
-    """Another recorder holds the capture file."""
 
 
 class RecordingStopped(Exception):

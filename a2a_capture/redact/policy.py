@@ -20,12 +20,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import PolicyError
 from a2a_capture.redact import names, shapes
-
-
-class PolicyError(A2ACaptureError):
-    """A redaction setting cannot be used: a pattern that does not compile, a value of the wrong type."""
 
 
 @dataclass(frozen=True)

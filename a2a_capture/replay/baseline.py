@@ -12,15 +12,11 @@ from collections import Counter
 from dataclasses import dataclass
 
 from a2a_capture.analyze.findings import Finding
-from a2a_capture.errors import A2ACaptureError, write_text
+from a2a_capture.errors import BaselineError, write_text
 
 VERSION = 1
 #: the file name `check --nearest-baseline` looks for
 NAME = "a2a-baseline.json"
-
-
-class BaselineError(A2ACaptureError):
-    """A baseline file cannot be read."""
 
 
 def key(finding: Finding, with_file: bool = True) -> tuple[str, str, str, str]:

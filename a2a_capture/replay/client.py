@@ -27,11 +27,12 @@ from a2a_capture.a2a.decode import decode
 from a2a_capture.address import pair
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.capture.sse import parse as parse_sse
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import ReplayError
 from a2a_capture.record.flows import StreamCopy
 from a2a_capture.replay import preflight
 from a2a_capture.replay.agents import recorded_agents
 from a2a_capture.replay.credentials import Secrets, env_name
+from a2a_capture.replay.grpc import refuse_grpc
 from a2a_capture.replay.pace import Pace
 from a2a_capture.replay.webhooks import Receiver, point_push_configs
 
@@ -47,10 +48,6 @@ WAIT_ASKS = 20
 WAIT_PAUSE_MAX = 1.0
 #: where the agents run now: NAME -> URL, or [NAME=]URL pairs as given (None: the next agent)
 Targets = Mapping[str, str] | Sequence[tuple[str | None, str]]
-
-
-class ReplayError(A2ACaptureError):
-    """Replay cannot start or go on: what is missing and how to give it."""
 
 
 @dataclass
@@ -121,8 +118,6 @@ def replay(capture: Capture, targets: Targets, secrets: dict[str, str] | None = 
            options: Options | None = None, echo=None, redact: bool = True) -> Capture:
     """Send the capture's calls again; returns the new session as a capture, with no secret in it
     (``redact`` False: none of those replay sent; what the agents answered is kept as it came)."""
-    from a2a_capture.replay.grpc import refuse_grpc  # it imports ReplayError from here
-
     refuse_grpc(capture, "replay")
     options = options or Options()
     bases = resolve_targets(capture, targets)

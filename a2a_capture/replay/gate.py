@@ -10,7 +10,7 @@ from a2a_capture import sources
 from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.findings import Severity
-from a2a_capture.errors import A2ACaptureError, no_exchange
+from a2a_capture.errors import no_exchange
 from a2a_capture.replay import baseline, diff
 from a2a_capture.replay.masking import VOLATILE_KEYS
 from a2a_capture.report import machine
@@ -23,19 +23,6 @@ class Verdict:
     ok: bool = True
     #: said on stderr whatever the verdict: what it rests on held no exchange (errors.no_exchange)
     warnings: list[str] = field(default_factory=list)
-
-
-def capture_files(paths) -> list[str]:
-    """Files as given, folders as the .http files in them (sorted)."""
-    files = []
-    for path in paths:
-        if os.path.isdir(path):
-            files += sorted(os.path.join(path, name) for name in os.listdir(path) if name.endswith(".http"))
-        else:
-            files.append(path)
-    if not files:
-        raise A2ACaptureError("no .http capture files in " + ", ".join(paths))
-    return files
 
 
 def compare_sessions(old: str, new: str, extra_keys=(), *, redact: bool = True) -> Verdict:
@@ -97,7 +84,7 @@ def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "wa
     if redact:  # what a finding quotes comes from the raw capture
         from a2a_capture.report.mask import Masker
 
-        new = list(map(Masker.for_files(capture_files(paths)).finding, new))
+        new = list(map(Masker.for_files(sources.capture_files(paths)).finding, new))
     verdict.lines += [machine.line(f, judged=False) for f in new]
     verdict.lines += [f"fixed: {rule} ({operation} on {agent} in {file}) no longer occurs"
                       for rule, operation, agent, file in judged.gone if file in checked]

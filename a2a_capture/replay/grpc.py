@@ -8,7 +8,7 @@ than skip those exchanges silently, both commands refuse a capture that holds an
 from __future__ import annotations
 
 from a2a_capture.capture import Capture
-from a2a_capture.replay.client import ReplayError
+from a2a_capture.errors import ReplayError
 
 
 def refuse_grpc(capture: Capture, command: str) -> None:

@@ -11,11 +11,7 @@ import socket
 from urllib.parse import urlsplit
 
 from a2a_capture.address import URL_EXAMPLE, AddressError, http_url
-from a2a_capture.errors import A2ACaptureError
-
-
-class PreflightError(A2ACaptureError):
-    """A replay cannot start: a target or the output is wrong."""
+from a2a_capture.errors import PreflightError
 
 
 def check_url(name: str, url: str) -> None:

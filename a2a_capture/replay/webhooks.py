@@ -19,12 +19,8 @@ import uvicorn
 from a2a_capture import nesting
 from a2a_capture.a2a import spec
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response, format_time
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import WebhookError
 from a2a_capture.replay.asgi import request_body, request_target
-
-
-class WebhookError(A2ACaptureError):
-    """The webhook receiver cannot listen."""
 
 
 def point_push_configs(body: bytes, operation: str | None, receiver: str) -> tuple[bytes, list[tuple[str, str]]]:

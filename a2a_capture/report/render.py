@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import jinja2
 
-from a2a_capture.errors import A2ACaptureError, WriteError, open_output, write_text
+from a2a_capture.errors import TemplateError, WriteError, open_output, write_text
 from a2a_capture.report.walkthrough import ReportModel
 from a2a_capture.resources import templates_dir
 
@@ -17,10 +17,6 @@ FORMATS = {"html": "report.html.j2", "md": "report.md.j2", "summary": "report.su
 #: what a pull-request comment or a CI step summary takes
 SUMMARY_LIMIT = 64 * 1024
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
-
-
-class TemplateError(A2ACaptureError):
-    """A template is missing or broken."""
 
 
 def _md(text: object) -> str:

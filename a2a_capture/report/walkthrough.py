@@ -27,7 +27,7 @@ from a2a_capture.analyze.facts import ExchangeFacts, exchange_facts
 from a2a_capture.analyze.findings import Finding
 from a2a_capture.batch.analysis import join
 from a2a_capture.capture.models import Exchange
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import SameFileTwice
 from a2a_capture.report import svg
 from a2a_capture.report.excerpt import RULE_FOCUS, listing
 from a2a_capture.report.facts import cut_stream, explain, outcome, short_id, silent_stream
@@ -44,10 +44,6 @@ _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 #: the words before a finding's earlier exchanges: only a wasted call was answered already; a
 #: call that worked by leniency, or advice, rests on what those exchanges showed
 RELATED_SAYS = {"wasted": "Already answered by", "fragile": "Known from", "advice": "Known from"}
-
-
-class SameFileTwice(A2ACaptureError):
-    """A session names one capture twice: its exchanges would be counted and anchored twice."""
 
 
 class FindingView(BaseModel):

@@ -10,17 +10,13 @@ from collections.abc import Callable
 import uvicorn
 
 from a2a_capture.analyze.config import Config
-from a2a_capture.errors import A2ACaptureError
+from a2a_capture.errors import A2ACaptureError, ViewError
 from a2a_capture.view.app import ViewApp
 from a2a_capture.view.detail import Details
 from a2a_capture.view.ingest import Feeder, Tail, feed_files
 from a2a_capture.view.state import ViewState
 
 DEFAULT_PORT = 8765
-
-
-class ViewError(A2ACaptureError):
-    """The view cannot start (its address is taken, or not a loopback address)."""
 
 
 class View:
