@@ -80,9 +80,9 @@ class RecordedSession:
     def assert_no_new_findings(self, baseline: str | Path | None = None, at_least: str = "warning") -> None:
         """No finding the baseline has not accepted; by default the a2a-baseline.json nearest to the
         capture (its folder or one above it; none: every finding is new). The failure lists them."""
+        from a2a_capture.redact.mask import Masker
         from a2a_capture.replay import baseline as baselines
         from a2a_capture.report import machine
-        from a2a_capture.report.mask import Masker
 
         where = str(baseline) if baseline else baselines.nearest(str(self.kept), baselines.NAME)
         judged = baselines.judge(self.findings(at_least), baselines.load(where))

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from a2a_capture.capture.models import Exchange
-from a2a_capture.report.mask import Masker
+from a2a_capture.redact.mask import Masker
 from a2a_capture.sources import exchanges
 
 

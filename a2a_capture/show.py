@@ -48,7 +48,7 @@ def iter_rows(path: str | os.PathLike, masker=None) -> Iterator[Row]:
     """Rows as they are read. Frames shown later count with their stream, so the newest stream's
     row (and those after it) wait until another stream starts: in a capture, later frames always
     belong to the newest stream. A converted HAR or flow file names any stream, and is held whole
-    in memory anyway, so its rows wait to the end. ``masker`` (report.mask.Masker): secrets in
+    in memory anyway, so its rows wait to the end. ``masker`` (redact.mask.Masker): secrets in
     targets and titles are masked."""
     converted = Path(path).suffix.lower() in CONVERTED
     held: list[Row] = []

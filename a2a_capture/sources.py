@@ -63,7 +63,7 @@ def holds_exchange(path: str | os.PathLike) -> bool:
 
 def capture_chunks(path: str | os.PathLike, masker=None) -> Iterator[bytes]:
     """The capture written back out a block at a time, never held whole (a converted HAR or
-    flow file is, by its converter); ``masker`` (report.mask.Masker) masks each block's secrets."""
+    flow file is, by its converter); ``masker`` (redact.mask.Masker) masks each block's secrets."""
     if Path(path).suffix.lower() in CONVERTED:
         whole = capture(path)
         if masker is not None:

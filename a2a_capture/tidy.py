@@ -19,8 +19,8 @@ from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.capture import capture_bytes
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
+from a2a_capture.redact.mask import Masker
 from a2a_capture.report.facts import outcome
-from a2a_capture.report.mask import Masker
 from a2a_capture.sources import exchanges as read_exchanges
 
 #: headers a reader of the manual needs, in the kit's spelling

@@ -26,7 +26,6 @@ KNOWN_CYCLES = {
 #: arrows back up that remain: (importing module, imported module)
 KNOWN_BACK = {
     ("a2a_capture.capture.grpc", "a2a_capture.a2a.grpc"),  # the writer's views of gRPC messages
-    ("a2a_capture.convert", "a2a_capture.report.mask"),
     ("a2a_capture.convert.har", "a2a_capture.record.flows"),
     ("a2a_capture.convert.mitm", "a2a_capture.record.flows"),
 }

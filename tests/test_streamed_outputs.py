@@ -16,7 +16,7 @@ from a2a_capture.convert import convert
 from a2a_capture.convert.har import ConvertError, _entry, har_to_capture
 from a2a_capture.convert.har_stream import HarReader
 from a2a_capture.errors import A2ACaptureError
-from a2a_capture.report.mask import Masker
+from a2a_capture.redact.mask import Masker
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT = os.environ.get("A2A_CAPTURE_KIT")

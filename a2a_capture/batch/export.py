@@ -65,7 +65,7 @@ def export(paths: Sequence[str], out: str, config: Config | None = None, *, grou
 
 def masked_rows(rows: dict[str, list[dict]], files: list[str]) -> dict[str, list[dict]]:
     """A session's rows with secrets masked: targets as request targets, every other string as text."""
-    from a2a_capture.report.mask import Masker
+    from a2a_capture.redact.mask import Masker
 
     masker = Masker.for_files(files)
     masked: dict[str, list[dict]] = {}

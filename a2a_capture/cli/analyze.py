@@ -52,7 +52,7 @@ def analyze_command(files, output_format, fail_on, select, ignore, output, allow
         writer = machine.writer_for(output_format, out, fail_on, rules, streamed=True)
         on_finding, on_call = writer.finding, writer.call if output_format == "json" else None
         if redact:
-            from a2a_capture.report.mask import Masker
+            from a2a_capture.redact.mask import Masker
 
             masker = Masker.for_files(list(files))
             on_finding = _masked(masker.finding, writer.finding)

@@ -76,7 +76,7 @@ def replay_command(file, targets, secrets, speed, delay, wait_for_state, wait_fo
             if note.startswith("error: "):
                 click.echo(f"a2a-capture: exchange {exchange.label}: {note}", err=True)
     if redact:  # the recording's own secrets (a --no-redact capture's) are not printed either
-        from a2a_capture.report.mask import Masker
+        from a2a_capture.redact.mask import Masker
 
         masker = Masker.for_files([file])
         old = old.model_copy(update={"exchanges": [masker.exchange(e) for e in old.exchanges]})
@@ -112,9 +112,9 @@ def write_session(capture, output: str) -> None:
 def serve_command(file, listens, speed, delay, redact):
     """Serve the agent side of capture FILE (.http, .har, .mitm, .flow) as mock agents, until Ctrl-C."""
     from a2a_capture import sources
+    from a2a_capture.redact.mask import Masker
     from a2a_capture.replay import serve
     from a2a_capture.replay.runner import serve_forever
-    from a2a_capture.report.mask import Masker
 
     mask = Masker.for_files([file]).text if redact else str
     agents = serve.mock_agents(sources.capture(file), speed if delay else 0.0, mask=mask)

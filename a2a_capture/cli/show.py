@@ -34,7 +34,7 @@ def show_command(files: tuple[str, ...], output_format: str, redact: bool, colou
     from its trailers), outcome (an error's name, a task's last state), time, SSE events or gRPC
     messages, body sizes. The text table fits the terminal's width (or $COLUMNS). Secrets are
     masked (in targets, titles and, with --format http, everywhere) unless --no-redact."""
-    from a2a_capture.report.mask import Masker
+    from a2a_capture.redact.mask import Masker
 
     def masker(path: str):
         return Masker.for_files([path]) if redact else None

@@ -50,7 +50,7 @@ def convert(source: str, target: str, source_kind: str | None = None, target_kin
     kind, to = format_of(source, source_kind), format_of(target, target_kind)
     masker = None
     if redact:
-        from a2a_capture.report.mask import Masker
+        from a2a_capture.redact.mask import Masker
 
         masker = Masker.for_files([source])
     if kind == "http" and to == "har" and not _same_file(source, target):

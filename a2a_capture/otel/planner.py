@@ -2,7 +2,7 @@
 
 One analyzer runs over every file given (one session, as `analyze` reads them), so a finding is
 the one `analyze` reports; each file keeps a tally of its own for its root span. Secrets are masked
-by the redaction policy before anything becomes an attribute (``report.mask``, as every output).
+by the redaction policy before anything becomes an attribute (``redact.mask``, as every output).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class Planner:
                  bodies: int | None = None) -> None:
         self.analyzer = Analyzer(config, keep_calls=False, keep_findings=False)
         if redact:
-            from a2a_capture.report.mask import Masker
+            from a2a_capture.redact.mask import Masker
 
             self.masker = Masker.for_files(files)
         else:

@@ -33,7 +33,7 @@ def compare_sessions(old: str, new: str, extra_keys=(), *, redact: bool = True) 
     sides = [sources.capture(old), sources.capture(new)]
     mask = str
     if redact:
-        from a2a_capture.report.mask import Masker
+        from a2a_capture.redact.mask import Masker
 
         maskers = [Masker.for_files([old]), Masker.for_files([new])]
         sides = [side.model_copy(update={"exchanges": [masker.exchange(e) for e in side.exchanges]})
@@ -82,7 +82,7 @@ def check(paths, baseline_path: str, *, update: bool = False, fail_on: str = "wa
     verdict = Verdict(ok=judged.ok, warnings=warnings)
     new = judged.new
     if redact:  # what a finding quotes comes from the raw capture
-        from a2a_capture.report.mask import Masker
+        from a2a_capture.redact.mask import Masker
 
         new = list(map(Masker.for_files(sources.capture_files(paths)).finding, new))
     verdict.lines += [machine.line(f, judged=False) for f in new]

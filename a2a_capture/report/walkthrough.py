@@ -28,10 +28,10 @@ from a2a_capture.analyze.findings import Finding
 from a2a_capture.batch.analysis import join
 from a2a_capture.capture.models import Exchange
 from a2a_capture.errors import SameFileTwice
+from a2a_capture.redact.mask import Masker
 from a2a_capture.report import svg
 from a2a_capture.report.excerpt import RULE_FOCUS, listing
 from a2a_capture.report.facts import cut_stream, explain, outcome, short_id, silent_stream
-from a2a_capture.report.mask import Masker
 from a2a_capture.sources import exchanges as read_exchanges
 
 #: a session longer than this is shown as a dense index with every exchange folded

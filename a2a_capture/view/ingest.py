@@ -17,8 +17,8 @@ from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.analyze.findings import RULES, Finding
 from a2a_capture.capture.growing import GrowingCapture, exchanges_with_offsets
 from a2a_capture.capture.models import Exchange
+from a2a_capture.redact.mask import Masker
 from a2a_capture.report.facts import outcome
-from a2a_capture.report.mask import Masker
 from a2a_capture.sources import CONVERTED, exchanges
 from a2a_capture.view.state import FindingRow, HeldCardRow, Row, ViewState
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from a2a_capture.capture.models import Exchange, Message
 from a2a_capture.redact import Redactor
+from a2a_capture.redact import grpc as redact_grpc
 
 #: secrets shorter than this are not searched for in free text (too likely to be ordinary words)
 _MIN_SCRUB = 6
@@ -86,9 +87,7 @@ class Masker:
         if gone:
             update["headers"] = headers
         if message.body and message.is_grpc:
-            from a2a_capture.record import grpc as record_grpc
-
-            body, gone = record_grpc.redact(redactor, target, direction, message.body)
+            body, gone = redact_grpc.redact(redactor, target, direction, message.body)
             if gone:
                 removed += gone
                 update["body"], update["grpc_views"] = body, []
