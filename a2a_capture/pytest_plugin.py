@@ -213,6 +213,7 @@ def a2a_capture(request, tmp_path):
     where the client calls each agent; the assertions of ``a2a_record``'s sessions, and
     ``assert_no_new_findings()``."""
     from a2a_capture import pytest_capture as cassette
+    from a2a_capture.a2a.grpc import VIEWS
     from a2a_capture.capture import capture_bytes, read_capture
 
     marker = request.node.get_closest_marker("a2a_capture")
@@ -263,4 +264,4 @@ def a2a_capture(request, tmp_path):
     if mode == "new_episodes" and stored.is_file() and not cassette.has_new_calls(new, read_capture(stored)):
         return
     stored.parent.mkdir(parents=True, exist_ok=True)
-    stored.write_bytes(capture_bytes(new))
+    stored.write_bytes(capture_bytes(new, views=VIEWS))

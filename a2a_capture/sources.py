@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from a2a_capture.a2a.grpc import VIEWS
 from a2a_capture.capture import CaptureWriter, capture_bytes, iter_exchanges, open_capture, read_capture
 from a2a_capture.capture.models import Capture, Exchange
 from a2a_capture.errors import A2ACaptureError
@@ -69,11 +70,11 @@ def capture_chunks(path: str | os.PathLike, masker=None) -> Iterator[bytes]:
         if masker is not None:
             whole = whole.model_copy(update={"exchanges": [masker.exchange(e) for e in whole.exchanges],
                                              "notes": [masker.text(note) for note in whole.notes]})
-        yield capture_bytes(whole)
+        yield capture_bytes(whole, views=VIEWS)
         return
     reader = open_capture(path)
     try:
-        writer = CaptureWriter(reader.newline)
+        writer = CaptureWriter(reader.newline, views=VIEWS)
         notes = [masker.text(note) for note in reader.notes] if masker is not None else reader.notes
         yield writer.preamble(notes, reader.meta)
         for exchange in reader:

@@ -15,6 +15,7 @@ import re
 
 from a2a_capture import nesting
 from a2a_capture.a2a.decode import Call, decode
+from a2a_capture.a2a.grpc import VIEWS
 from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.capture import capture_bytes
@@ -68,7 +69,7 @@ def tidy(paths: list[str], *, names: bool = False, show_secrets: bool = False) -
 def write(paths: list[str], output: str, **options) -> Capture:
     capture = tidy(paths, **options)
     with open(output, "wb") as stream:
-        stream.write(capture_bytes(capture))
+        stream.write(capture_bytes(capture, views=VIEWS))
     return capture
 
 

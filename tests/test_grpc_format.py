@@ -9,7 +9,8 @@ from a2a.types import a2a_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from a2a_capture.capture import Capture, Exchange, Request, Response, capture_bytes
+from a2a_capture import capture_bytes
+from a2a_capture.capture import Capture, Exchange, Request, Response, writer
 from a2a_capture.capture.grpc import frame
 from a2a_capture.capture.reader import read_capture_bytes
 from a2a_capture.errors import CaptureFormatError
@@ -46,6 +47,18 @@ def test_messages_read_as_json_status_by_name_and_bytes_kept():
     assert back.exchanges[0].response.body == capture.exchanges[0].response.body
     assert back.exchanges[0].response.trailers == [("grpc-status", "0"), ("grpc-message", "")]
     assert capture_bytes(back) == data
+
+
+def test_the_layout_alone_names_a_message_by_its_size_and_reads_back_the_same():
+    """Below the protocol the writer knows no A2A: without views it shows sizes, and a capture so
+    written reads back to the same exchanges (the views are the caller's, a2a.grpc.VIEWS)."""
+    capture = _session()
+    data = writer.capture_bytes(capture)
+    text = data.decode()
+    assert "grpc message 1 · message · " in text and "SendMessageRequest" not in text
+    assert text.endswith("\n\ngrpc status\n") and "grpc status ·" not in text
+    assert read_capture_bytes(data) == capture
+    assert capture_bytes(read_capture_bytes(data)) == data  # views read are kept, whoever made them
 
 
 def test_a_view_written_by_hand_is_kept_and_a_cut_stream_is_framed_by_length():

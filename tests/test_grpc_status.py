@@ -6,7 +6,8 @@ import json
 
 from a2a.types import a2a_pb2
 
-from a2a_capture.capture import Capture, capture_bytes
+from a2a_capture import capture_bytes
+from a2a_capture.capture import Capture
 from a2a_capture.report import walkthrough
 from a2a_capture.report.render import render
 from tests import grpc_builders as gb

@@ -249,6 +249,10 @@ def describe_status(headers: list[tuple[str, str]], trailers: list[tuple[str, st
     return " · ".join(words)
 
 
+#: the capture file's views of gRPC messages, read as A2A (what every writer of the package passes)
+VIEWS = layout.Views(message=describe_frame, status=describe_status)
+
+
 # -- a whole call --------------------------------------------------------------------------------
 
 

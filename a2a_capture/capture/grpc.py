@@ -5,8 +5,9 @@ many bytes of protobuf. The file shows each message as a paragraph a person can 
 view: the message's protobuf JSON mapping) followed by its exact bytes in base64, and the
 status and trailers as a paragraph of their own. The bytes are the truth; views are kept
 as read and only made anew for messages that have none, so reading and writing give back
-the same file. Making a view needs the A2A message types (the optional `grpc` extra); the
-layout itself does not.
+the same file. What a view says is the caller's to give (``Views``; the A2A reading is
+``a2a.grpc.VIEWS``): this layer knows the layout, not the protocol, and without views it
+names a message by its size alone.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from a2a_capture.capture import syntax
 
@@ -94,20 +97,40 @@ def is_bytes_line(line: bytes) -> bool:
 # -- views: what a person reads --------------------------------------------------------------
 
 
-def message_views(target: str, direction: str, frames: list[bytes]) -> list[list[str]]:
-    """A view for each message: its intro line, then its protobuf JSON mapping."""
-    from a2a_capture.a2a import grpc as a2a_grpc  # the protocol layer; imported late, it imports this
+@dataclass(frozen=True)
+class Views:
+    """What a capture shows a person of gRPC messages, from a layer that knows the protocol.
 
-    views = []
+    ``message(target, direction, frame)`` gives the words after `grpc message N · ` and the
+    lines under them; ``status(headers, trailers)`` the words after `grpc status · ` ("" for none).
+    """
+
+    message: Callable[[str, str, bytes], tuple[str, list[str]]]
+    status: Callable[[list[tuple[str, str]], list[tuple[str, str]]], str]
+
+
+def _sized(target: str, direction: str, frame: bytes) -> tuple[str, list[str]]:
+    return f"message · {len(frame) - PREFIX_SIZE} bytes", []
+
+
+def _no_status(headers: list[tuple[str, str]], trailers: list[tuple[str, str]]) -> str:
+    return ""
+
+
+#: the layout alone: each message by its size, the status paragraph without words
+LAYOUT = Views(message=_sized, status=_no_status)
+
+
+def message_views(target: str, direction: str, frames: list[bytes], views: Views = LAYOUT) -> list[list[str]]:
+    """A view for each message: its intro line, then the lines ``views`` gives it."""
+    shown = []
     for index, one in enumerate(frames, start=1):
-        title, lines = a2a_grpc.describe_frame(target, direction, one)
-        views.append([f"grpc message {index} · {title}", *lines])
-    return views
+        title, lines = views.message(target, direction, one)
+        shown.append([f"grpc message {index} · {title}", *lines])
+    return shown
 
 
-def status_view(headers: list[tuple[str, str]], trailers: list[tuple[str, str]]) -> str:
-    """The intro of the status paragraph: the status by name, and the A2A error it carries."""
-    from a2a_capture.a2a import grpc as a2a_grpc
-
-    words = a2a_grpc.describe_status(headers, trailers)
+def status_view(headers: list[tuple[str, str]], trailers: list[tuple[str, str]], views: Views = LAYOUT) -> str:
+    """The intro of the status paragraph, with the words ``views`` gives the status."""
+    words = views.status(headers, trailers)
     return f"grpc status · {words}" if words else "grpc status"

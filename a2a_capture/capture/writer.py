@@ -56,8 +56,10 @@ class SpooledBody:
 class CaptureWriter:
     """Writes blocks one after another; remembers what the reader will need to know."""
 
-    def __init__(self, newline: str = "\n", *, assume_stream: bool = False) -> None:
+    def __init__(self, newline: str = "\n", *, assume_stream: bool = False, views: grpc.Views = grpc.LAYOUT) -> None:
         self.nl = newline.encode()
+        #: what a gRPC message read without a view is shown as (a2a.grpc.VIEWS reads it as A2A)
+        self.views = views
         # with assume_stream, bodies are written as if an earlier exchange were a stream,
         # which is safe whatever precedes them (for appending to an existing file)
         self._last_stream: int | None = 0 if assume_stream else None
@@ -202,7 +204,7 @@ class _Block:
         frames = message.grpc_frames or []
         views = message.grpc_views
         if len(views) != len(frames):
-            views = grpc.message_views(self.exchange.request.target, direction, frames)
+            views = grpc.message_views(self.exchange.request.target, direction, frames, self.writer.views)
         paragraphs = []
         for view, one in zip(views, frames, strict=True):
             lines = [line.encode("utf-8", "surrogateescape") for line in view]
@@ -218,7 +220,7 @@ class _Block:
         if not response.trailers and not (response.is_grpc and response.grpc_value("grpc-status") is not None):
             return
         self._gap()
-        intro = response.grpc_status_view or grpc.status_view(response.headers, response.trailers)
+        intro = response.grpc_status_view or grpc.status_view(response.headers, response.trailers, self.writer.views)
         lines = [intro.encode("utf-8", "surrogateescape")]
         _check_view(lines)
         if not grpc.is_status_intro(lines[0]):
@@ -374,16 +376,18 @@ def _pragma(key: str, value: str) -> bytes:
 
 # -- public entry points -------------------------------------------------------------------
 
-def capture_bytes(capture: Capture) -> bytes:
-    """The whole capture as the bytes of a file."""
-    writer = CaptureWriter(capture.newline)
+def capture_bytes(capture: Capture, *, views: grpc.Views = grpc.LAYOUT) -> bytes:
+    """The whole capture as the bytes of a file; ``views`` shows gRPC messages read without one
+    (``a2a_capture.capture_bytes`` passes the A2A views)."""
+    writer = CaptureWriter(capture.newline, views=views)
     parts = [writer.preamble(capture.notes, capture.meta)]
     parts += [writer.block(exchange) for exchange in capture.exchanges]
     return b"".join(parts)
 
 
-def write_capture(capture: Capture, target: str | os.PathLike | BinaryIO) -> None:
-    data = capture_bytes(capture)
+def write_capture(capture: Capture, target: str | os.PathLike | BinaryIO, *,
+                  views: grpc.Views = grpc.LAYOUT) -> None:
+    data = capture_bytes(capture, views=views)
     if isinstance(target, (str, os.PathLike)):
         with open(target, "wb") as stream:
             stream.write(data)

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from a2a_capture.a2a.grpc import VIEWS
 from a2a_capture.capture import capture_bytes, open_capture, read_capture
 from a2a_capture.capture.models import Capture, Exchange
 from a2a_capture.convert.har import ConvertError, capture_to_har, har_to_capture, write_har
@@ -40,7 +41,9 @@ def load(path: str, kind: str) -> Capture:
 
 
 def dump(capture: Capture, kind: str) -> bytes:
-    return {"http": capture_bytes, "har": capture_to_har, "mitm": capture_to_flows}[kind](capture)
+    if kind == "http":  # a gRPC message from HAR or a flow has no view yet: it is read as A2A
+        return capture_bytes(capture, views=VIEWS)
+    return {"har": capture_to_har, "mitm": capture_to_flows}[kind](capture)
 
 
 def convert(source: str, target: str, source_kind: str | None = None, target_kind: str | None = None,

@@ -16,6 +16,7 @@ import os
 import threading
 
 from a2a_capture import __version__
+from a2a_capture.a2a.grpc import VIEWS
 from a2a_capture.capture.models import Exchange
 from a2a_capture.capture.writer import CaptureWriter, SpooledBody
 from a2a_capture.errors import CaptureInUse
@@ -82,7 +83,7 @@ class CaptureSink:
         self._start_note = APPENDED_NOTE.format(last=self.numbers["exchange"]) if existing else None
         # a body safe to write bare after a stream is safe anywhere, and an appended file
         # may already hold streams the writer did not see
-        self._writer = CaptureWriter(assume_stream=True)
+        self._writer = CaptureWriter(assume_stream=True, views=VIEWS)
         if existing == 0:
             meta = [("format", FORMAT), ("recorder", f"a2a-capture {__version__}{recorder}")]
             self._write(self._writer.preamble(meta=meta))

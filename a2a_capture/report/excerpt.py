@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from a2a_capture import nesting
+from a2a_capture.a2a.grpc import VIEWS
 from a2a_capture.capture import grpc
 from a2a_capture.capture.models import Exchange, Message, Request, Response
 
@@ -183,8 +184,8 @@ def _grpc(out: Listing, message: Message, target: str, direction: str, whole: bo
     """gRPC messages as the capture shows them: each one's view (its JSON, cut like a body),
     its bytes only in a whole listing; then the status paragraph of a response."""
     frames = message.grpc_frames or []
-    views = message.grpc_views if len(message.grpc_views) == len(frames) else grpc.message_views(target, direction,
-                                                                                                 frames)
+    views = message.grpc_views if len(message.grpc_views) == len(frames) else grpc.message_views(
+        target, direction, frames, VIEWS)
     for view, one in zip(views, frames, strict=True):
         out.lines += ["", view[0]]
         if whole:
@@ -195,7 +196,7 @@ def _grpc(out: Listing, message: Message, target: str, direction: str, whole: bo
         out.lines.append(grpc.BYTES_PREFIX.decode() + CUT)
         out.cut = True
     if isinstance(message, Response) and (message.trailers or message.grpc_value("grpc-status") is not None):
-        out.lines += ["", message.grpc_status_view or grpc.status_view(message.headers, message.trailers)]
+        out.lines += ["", message.grpc_status_view or grpc.status_view(message.headers, message.trailers, VIEWS)]
         out.lines += [f"{name}: {value}" if whole or len(value) < _LONG_LINE else f"{name}: {CUT}"
                       for name, value in message.trailers]
 
