@@ -20,9 +20,10 @@ in headless Chromium the whole time, and how long after each exchange ended its 
 the page (median and worst; the recorder's loop looks at the file every 0.1 s and reads a
 block once the file stopped growing for one look).
 
-With --otel, another path: `a2a-capture record --otel URL` as a user runs it, exporting every
-exchange's span to a real OTLP/HTTP receiver in this process (tests/otlp_receiver.py), and how many
-spans reached it; its throughput and first-event time against the addon alone.
+With --otel, two more paths: `a2a-capture record` as a user runs it, and `record --otel URL`,
+exporting every exchange's span to a real OTLP/HTTP receiver in a process of its own
+(tests/otlp_receiver.py), and how many spans reached it; the export's throughput, first-event
+time and CPU per request (the record process's) against `record` without it.
 """
 
 from __future__ import annotations
@@ -221,24 +222,24 @@ class _ViewedRecording:
             self.process.wait(30)
 
 
-class _ExportedRecording:
-    """`a2a-capture record --otel URL` as a user runs it, a real OTLP/HTTP receiver taking the spans."""
+class _Recording:
+    """`a2a-capture record` as a user runs it; with ``otel``, `--otel URL` to a real OTLP/HTTP receiver in a
+    process of its own (so its decoding competes with neither the clients nor the recorder's process)."""
 
-    def __init__(self, upstream: str, output: Path, env: dict) -> None:
-        import contextlib
-
-        from tests.otlp_receiver import receiver
-
+    def __init__(self, upstream: str, output: Path, env: dict, otel: bool) -> None:
         self.upstream, self.output, self.env = upstream, output, env
-        self._stack = contextlib.ExitStack()
-        self.url, self.received = self._stack.enter_context(receiver())
+        self.receiver = self.url = None
+        if otel:
+            self.receiver = subprocess.Popen([sys.executable, "-m", "tests.otlp_receiver"], env=env, cwd=ROOT,
+                                             stdout=subprocess.PIPE)
+            self.url = self.receiver.stdout.readline().decode().strip()
         self.process = None
 
     def start(self) -> str:
         listen = free_port()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "a2a_capture.cli", "record", "--agent", self.upstream, "--listen",
-             f"127.0.0.1:{listen}", "-o", str(self.output), "--otel", self.url],
+             f"127.0.0.1:{listen}", "-o", str(self.output), *(["--otel", self.url] if self.url else [])],
             env=self.env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         wait_for_port(listen)
         return f"http://127.0.0.1:{listen}"
@@ -250,8 +251,11 @@ class _ExportedRecording:
             self.process.terminate()
             _, errors = self.process.communicate(timeout=60)
             note = next((line for line in errors.decode().splitlines() if line.startswith("otel:")), "")
-        self._stack.close()
-        return len(self.received.spans), note
+        spans = 0
+        if self.receiver is not None:
+            self.receiver.terminate()
+            spans = int(self.receiver.communicate(timeout=60)[0].decode().split()[-1])
+        return spans, note
 
 
 def main() -> None:
@@ -276,7 +280,8 @@ def main() -> None:
         processes.append(subprocess.Popen(runner.command(str(Path(tmp) / "bench.http"), [(upstream, listener)],
                                                          None), env=env))
         viewed = _ViewedRecording(upstream, Path(tmp) / "viewed.http", env) if args.view else None
-        exported = _ExportedRecording(upstream, Path(tmp) / "exported.http", env) if args.otel else None
+        recorded = _Recording(upstream, Path(tmp) / "recorded.http", env, otel=False) if args.otel else None
+        exported = _Recording(upstream, Path(tmp) / "exported.http", env, otel=True) if args.otel else None
         spans, note = 0, ""
         try:
             for port in (agent_port, plain_port, addon_port):
@@ -287,7 +292,9 @@ def main() -> None:
             if viewed is not None:
                 paths["record --view"] = viewed.start()
             if exported is not None:
+                paths["record"] = recorded.start()
                 paths["record --otel"] = exported.start()
+                proxies["record"], proxies["record --otel"] = recorded.process.pid, exported.process.pid
             load_before = os.getloadavg()
             # rounds that visit every path in turn, best of each: a shared 2-core machine is noisy
             best: dict[str, tuple[float, float]] = {}
@@ -309,6 +316,7 @@ def main() -> None:
             if viewed is not None:
                 viewed.stop()
             if exported is not None:
+                recorded.stop()
                 spans, note = exported.stop()
             for process in processes:
                 process.terminate()
@@ -334,9 +342,11 @@ def main() -> None:
               f"{(view_ttfe - addon_ttfe) * 1000:+.2f} ms; a row reached the page {median * 1000:.0f} ms (median) "
               f"and at worst {worst * 1000:.0f} ms after its exchange ended ({len(lags)} rows)")
     if "record --otel" in results:
-        otel_rps, otel_ttfe = results["record --otel"]
-        print(f"record --otel vs the addon alone: throughput {otel_rps / addon_rps:.2f}x, first event "
-              f"{(otel_ttfe - addon_ttfe) * 1000:+.2f} ms; the receiver got {spans} spans ({note})")
+        (otel_rps, otel_ttfe), (plain_record_rps, record_ttfe) = results["record --otel"], results["record"]
+        print(f"record --otel vs record: throughput {otel_rps / plain_record_rps:.2f}x, first event "
+              f"{(otel_ttfe - record_ttfe) * 1000:+.2f} ms, the record process's CPU "
+              f"{cpu['record --otel'] * 1000:.2f} ms per request (without --otel {cpu['record'] * 1000:.2f}); the "
+              f"receiver got {spans} spans ({note})")
     hooks = hook_cost(2000)
     print(f"the addon's hooks alone: {hooks['answer']:.0f} us per JSON-RPC answer, {hooks['stream']:.0f} us per "
           f"6-frame stream ({hooks['answer'] / 1e6 / cpu['mitmdump'] * 100:.1f}% of mitmdump's CPU per request)")

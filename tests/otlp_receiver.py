@@ -94,3 +94,22 @@ def receiver(delay: float = 0.0):
         server.shutdown()
         server.server_close()
         thread.join(10)
+
+
+def main() -> None:
+    """`python -m tests.otlp_receiver`: a receiver in a process of its own (bench/proxy.py --otel); prints
+    its URL, then on SIGTERM how many spans it got."""
+    import signal
+    import sys
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with receiver() as (url, received):
+        print(url, flush=True)
+        stop.wait()
+        print(len(received.spans), flush=True)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

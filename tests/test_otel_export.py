@@ -265,3 +265,32 @@ def test_exchanges_without_recorded_times_are_laid_out_one_after_another(tmp_pat
     assert second.start_time_unix_nano == first.end_time_unix_nano
     assert attributes(second)["gen_ai.conversation.id"] == "ctx-1"  # from the answer: the request had none
     assert attributes(second)["a2a.task.id"] == "t-1"
+
+
+def test_a_live_export_runs_nicer_than_the_recording_and_a_bug_in_it_stops_only_the_export(tmp_path, monkeypatch):
+    import os
+    import threading
+
+    from a2a_capture.otel.live import NICENESS, LiveExport
+    from a2a_capture.record.sink import CaptureSink
+
+    path = tmp_path / "growing.http"
+    sink = CaptureSink(path)
+    notes: list[str] = []
+    with receiver() as (url, received):
+        live = LiveExport(str(path), url, notes.append)
+        seen: dict[str, int] = {}
+
+        def broken_plan(exchange):  # what a bug in the planner would do, on the export's own thread
+            seen["niceness"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            raise RuntimeError("a bug in the planner")
+
+        monkeypatch.setattr(live.planner, "plan", broken_plan)
+        for exchange in read_capture(CAPTURES[2]).exchanges:
+            sink.write(exchange)
+        sink.close()
+        live.poll(final=True)  # returns: the recording's loop is never taken down by the export
+        assert received.wait_for(lambda spans: any(s.name == "a2a-capture session" for s in spans), timeout=15)
+    assert seen["niceness"] >= min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS)
+    assert notes[0] == "otel: export stopped: RuntimeError: a bug in the planner (the recording goes on)"
+    assert notes[-1].startswith("otel: 1 spans exported to")  # the root still ends, with what was exported
