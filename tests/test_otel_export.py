@@ -294,3 +294,30 @@ def test_a_live_export_runs_nicer_than_the_recording_and_a_bug_in_it_stops_only_
     assert seen["niceness"] >= min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS)
     assert notes[0] == "otel: export stopped: RuntimeError: a bug in the planner (the recording goes on)"
     assert notes[-1].startswith("otel: 1 spans exported to")  # the root still ends, with what was exported
+
+
+def test_a_grpc_streams_messages_are_span_events_at_their_arrival_times():
+    pytest.importorskip("a2a.types.a2a_pb2", reason="the grpc extra (a2a-sdk) reads gRPC messages")
+    from a2a.types import a2a_pb2
+
+    from a2a_capture.otel.planner import Planner
+    from tests import grpc_builders as gb
+
+    status = a2a_pb2.TaskStatusUpdateEvent
+    streamed = [a2a_pb2.StreamResponse(task=gb.task("t-2", "TASK_STATE_WORKING")),
+                a2a_pb2.StreamResponse(status_update=status(task_id="t-2", context_id="ctx-1",
+                                                            status=a2a_pb2.TaskStatus(state="TASK_STATE_COMPLETED")))]
+    exchange = gb.call(1, "SendStreamingMessage", gb.send(), streamed, times=[0.25, 1.5])
+    exchange.meta.start, exchange.meta.end = "2026-12-03T10:00:00.000000Z", "2026-12-03T10:00:02.000000Z"
+    planner = Planner(None, ["grpc.http"])
+    planner.start_file("grpc.http")
+    plan = planner.plan(exchange)
+    frames = [event for event in plan.events if event.name == "a2a_capture.stream.frame"]
+    start = nanoseconds(exchange.meta.start)
+    assert [(event.time_ns - start) // 1_000_000 for event in frames] == [250, 1500]
+    assert [event.attributes for event in frames] == [
+        {"a2a_capture.frame.index": 0, "a2a_capture.frame.kind": "task", "a2a.task.id": "t-2",
+         "a2a.task.state": "TASK_STATE_WORKING"},
+        {"a2a_capture.frame.index": 1, "a2a_capture.frame.kind": "statusUpdate", "a2a.task.id": "t-2",
+         "a2a.task.state": "TASK_STATE_COMPLETED"}]
+    assert plan.attributes["gen_ai.conversation.id"] == "ctx-1"

@@ -2,8 +2,9 @@
 
 The plan holds what the trace says of the exchange (docs/otel.md has the table): the capture's
 own times, in nanoseconds since the epoch, exact to the microsecond the capture wrote; the
-attributes after the draft A2A conventions (``conventions``); each SSE frame at its arrival time;
-each finding. ``emit`` makes SDK spans of plans, so the shape is tested without an exporter.
+attributes after the draft A2A conventions (``conventions``); each frame of a stream (an SSE
+event, a gRPC stream's message) at its arrival time; each finding. ``emit`` makes SDK spans of
+plans, so the shape is tested without an exporter.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
+from a2a_capture.a2a import grpc
 from a2a_capture.a2a.bodies import frame_json
 from a2a_capture.a2a.call import Call
 from a2a_capture.a2a.cards import Card
@@ -89,15 +91,16 @@ def plan_span(exchange: Exchange, call: Call, found: list[Finding], round_trip: 
                     webhook=call.kind == "webhook", timed=timed, round_trip=round_trip)
     plan.attributes = _attributes(call, card, file, round_trip, timed)
     if names.CONVERSATION_ID not in plan.attributes:  # the draft: the request's or the response's contextId
+        frames = _stream_frames(exchange, call)
         context = context_in(call.response_json) or next(
-            (shown for frame in _stream_frames(exchange) if (shown := context_in(frame_json(frame)))), None)
+            (shown for value, _ in frames if (shown := context_in(value))), None)
         if context:
             plan.attributes[names.CONVERSATION_ID] = context
     if bodies is not None:
         plan.attributes.update(_bodies(exchange, bodies))
     plan.traceparent = call.header("traceparent")
     plan.task_ids = list(dict.fromkeys([*([call.task_id] if call.task_id else []), *(t for t, _ in call.states)]))
-    plan.events = [*_frames(exchange, start), *(_finding_event(finding, end) for finding in found)]
+    plan.events = [*_frames(exchange, call, start), *(_finding_event(finding, end) for finding in found)]
     if plan.events and plan.events[-1].time_ns > plan.end_ns:  # a frame the capture timed past the end
         plan.end_ns = max(event.time_ns for event in plan.events)
     if not call.ok or exchange.response is None:
@@ -189,18 +192,26 @@ def context_in(value: object, depth: int = 4) -> str | None:
     return None
 
 
-def _stream_frames(exchange: Exchange) -> list:
+def _stream_frames(exchange: Exchange, call: Call) -> list[tuple[object, float | None]]:
+    """Each frame of a streamed answer as (its JSON, seconds after the start it arrived or None): the
+    SSE events but pings, or the messages of a streamed gRPC call (their times the recorder's)."""
     response = exchange.response
-    if response is None or not response.is_event_stream:
+    if response is None:
         return []
-    return [frame for frame in response.events if not frame.is_ping]
+    if response.is_event_stream:
+        return [(frame_json(frame), frame.at) for frame in response.events if not frame.is_ping]
+    if call.kind == "grpc" and call.streamed:
+        read = grpc.read_call(exchange)
+        times = response.event_times
+        return [(message.json, times[index] if index < len(times) else None)
+                for index, message in enumerate(read.response if read else [])]
+    return []
 
 
-def _frames(exchange: Exchange, start_ns: int) -> list[EventPlan]:
-    """Each SSE frame of the response, at its arrival time (the span's start where not recorded)."""
+def _frames(exchange: Exchange, call: Call, start_ns: int) -> list[EventPlan]:
+    """Each frame of the stream, at its arrival time (the span's start where not recorded)."""
     events = []
-    for index, frame in enumerate(_stream_frames(exchange)):
-        value = frame_json(frame)
+    for index, (value, arrived) in enumerate(_stream_frames(exchange, call)):
         attributes = {names.FRAME_INDEX: index}
         kind = frame_kind(value)
         if kind:
@@ -208,7 +219,7 @@ def _frames(exchange: Exchange, start_ns: int) -> list[EventPlan]:
         states = task_states(value)
         if states:
             attributes[names.TASK_ID], attributes[names.TASK_STATE] = states[-1]
-        at = after_ns(start_ns, frame.at) if frame.at is not None else start_ns
+        at = after_ns(start_ns, arrived) if arrived is not None else start_ns
         events.append(EventPlan(names.FRAME_EVENT, at, attributes))
     return events
 
