@@ -15,6 +15,11 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
+# a terminal's size is the test's to give (`env={"COLUMNS": ...}`), not the runner's: pytest-xdist's
+# workers get COLUMNS=80 and LINES=24, and a shell may export its own
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 
