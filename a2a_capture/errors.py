@@ -95,16 +95,6 @@ def valid_utf8(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-#: every character str.splitlines breaks a line at
-_LINE_BREAKS = {ord(c): f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
-                for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
-
-
-def escape_line_breaks(text: str) -> str:
-    """An error message on one line whatever the capture held: line breaks show escaped."""
-    return text.translate(_LINE_BREAKS)
-
-
 def open_output(path):
     """A text file to write a report or findings into, with one-line errors and escaped bad bytes."""
     try:

@@ -15,6 +15,7 @@ from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.capture.models import Exchange
 from a2a_capture.report.facts import outcome
 from a2a_capture.sources import CONVERTED, exchanges
+from a2a_capture.terminal import shown
 
 
 class Row(BaseModel):
@@ -210,8 +211,10 @@ def _fit(shown: list[int], widths: list[int], width: int, errors: int, empty: li
 
 
 def _cells(row: Row) -> tuple[str, ...]:
-    return (row.label, row.title + (" (cut)" if row.cut else ""), row.method, row.target, _status(row),
-            row.outcome or "-", _duration(row.duration_ms), str(row.events) if row.events else "-",
+    """A row's cells as a terminal shows them (what came from the capture with its controls escaped)."""
+    return (shown(row.label), shown(row.title) + (" (cut)" if row.cut else ""), shown(row.method), shown(row.target),
+            _status(row), shown(row.outcome) or "-", _duration(row.duration_ms),
+            str(row.events) if row.events else "-",
             str(row.request_bytes), "-" if row.response_bytes is None else str(row.response_bytes))
 
 

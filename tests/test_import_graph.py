@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "a2a_capture"
 
 #: packages (a2a_capture.X) from the bottom up; a module may import its own layer and those below
 LAYERS = [
-    {"errors", "nesting", "resources", "address", "shortcuts"},
+    {"errors", "nesting", "resources", "address", "shortcuts", "terminal"},
     {"capture"},
     {"a2a", "redact", "sources", "convert"},
     {"analyze"},

@@ -10,7 +10,7 @@ import pytest
 from a2a_capture import nesting
 from a2a_capture.capture import read_capture
 from a2a_capture.convert import capture_to_flows, capture_to_har
-from a2a_capture.errors import escape_line_breaks
+from a2a_capture.terminal import shown
 from tests.cli import run
 from tests.conftest import DATA
 from tests.test_hostile import HEAD, assert_contract, block
@@ -84,7 +84,7 @@ def test_a_deep_flow_file_is_one_line_naming_where(tmp_path):
 
 
 def test_an_error_message_stays_on_one_line():
-    text = escape_line_breaks("found 1\x0b178 bytes\u2028and\nmore")
+    text = shown("found 1\x0b178 bytes\u2028and\nmore")
     assert text.splitlines() == [r"found 1\x0b178 bytes\u2028and\x0amore"]
 
 

@@ -9,7 +9,8 @@ import sys
 import click
 
 from a2a_capture import __version__
-from a2a_capture.errors import A2ACaptureError, escape_line_breaks, one_line
+from a2a_capture.errors import A2ACaptureError, one_line
+from a2a_capture.terminal import shown
 
 #: exit status for usage errors and unreadable captures
 USAGE_ERROR = 2
@@ -25,7 +26,7 @@ class OneLineUsageError(click.ClickException):
         super().__init__(f"{error.format_message().rstrip('.')} (see {command} --help)")
 
     def show(self, file=None) -> None:
-        click.echo(f"a2a-capture: error: {self.format_message()}", err=True, file=file)
+        click.echo(f"a2a-capture: error: {shown(self.format_message())}", err=True, file=file)
 
 
 def _one_line(error: click.UsageError) -> click.ClickException:
@@ -61,7 +62,7 @@ class _Group(click.Group):
             if os.environ.get("A2A_CAPTURE_DEBUG"):
                 raise
             click.echo(
-                f"a2a-capture: internal error: {type(error).__name__}: {one_line(error)} "
+                f"a2a-capture: internal error: {type(error).__name__}: {shown(one_line(error))} "
                 "(set A2A_CAPTURE_DEBUG=1 to see the traceback, and please report it)",
                 err=True,
             )
@@ -75,13 +76,13 @@ def main() -> None:
 
 
 def show_error(message: str) -> None:
-    """One of the tool's errors, as one line on stderr."""
-    click.echo(f"a2a-capture: error: {escape_line_breaks(message)}", err=True)
+    """One of the tool's errors, as one line on stderr (what it quotes of a capture with its controls escaped)."""
+    click.echo(f"a2a-capture: error: {shown(message)}", err=True)
 
 
 def show_warning(message: str) -> None:
     """A word the user must not miss that is not an error (the exit status stays), as one line on stderr."""
-    click.echo(f"a2a-capture: warning: {escape_line_breaks(message)}", err=True)
+    click.echo(f"a2a-capture: warning: {shown(message)}", err=True)
 
 
 def warn_if_empty(paths, exchanges: int, then: str) -> bool:

@@ -11,6 +11,7 @@ from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
 from a2a_capture.cli.types import FAIL_ON, SECONDS, SPEED, URL, HostPort, Named, Setting
 from a2a_capture.errors import A2ACaptureError, no_exchange
+from a2a_capture.terminal import shown
 
 
 @main.command("replay")
@@ -74,7 +75,7 @@ def replay_command(file, targets, secrets, speed, delay, wait_for_state, wait_fo
     for exchange in new.exchanges:
         for note in exchange.notes:
             if note.startswith("error: "):
-                click.echo(f"a2a-capture: exchange {exchange.label}: {note}", err=True)
+                click.echo(shown(f"a2a-capture: exchange {exchange.label}: {note}"), err=True)
     if redact:  # the recording's own secrets (a --no-redact capture's) are not printed either
         from a2a_capture.redact.mask import Masker
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 
+from a2a_capture.terminal import shown
+
 log = logging.getLogger("a2a_capture.recorder")
 
 RAW_TCP = ("a2a-capture: warning: a connection to {origin} passed through as raw TCP, not HTTP: nothing of it "
@@ -36,7 +38,7 @@ class UnrecordedWarnings:
     def _warn(self, kind: str, origin: str | None, text: str) -> None:
         if origin is not None and (kind, origin) not in self.warned:
             self.warned.add((kind, origin))
-            log.warning(text)
+            log.warning(shown(text))  # an origin or a TLS error the peer chose: controls escaped
 
     def tcp_start(self, flow) -> None:
         origin = _origin(flow.server_conn.address)

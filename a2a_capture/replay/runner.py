@@ -10,6 +10,7 @@ import uvicorn
 from a2a_capture.address import pair
 from a2a_capture.record.runner import Listener, check_port_free
 from a2a_capture.replay.serve import MockAgent
+from a2a_capture.terminal import shown
 
 
 def assign(agents: list[MockAgent], listens: list[tuple[str | None, Listener]]) -> list[tuple[MockAgent, Listener]]:
@@ -34,7 +35,7 @@ async def _serve(pairs: list[tuple[MockAgent, Listener]], echo) -> None:
         await asyncio.sleep(0.05)
     for agent, server in servers:
         agent.public = f"http://{Listener(*server.servers[0].sockets[0].getsockname()[:2])}"
-        echo(f"serving {agent.name} ({len(agent.recorded)} recorded exchanges) at {agent.public}")
+        echo(f"serving {shown(agent.name)} ({len(agent.recorded)} recorded exchanges) at {agent.public}")
     echo("stop with Ctrl-C")
     await asyncio.gather(*tasks)
 

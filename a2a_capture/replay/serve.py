@@ -19,7 +19,7 @@ from a2a_capture.a2a.decode import decode
 from a2a_capture.capture.models import Capture, Exchange
 from a2a_capture.record.rewrite import rewrite_card
 from a2a_capture.replay.agents import recorded_agents
-from a2a_capture.replay.asgi import request_body, request_target
+from a2a_capture.replay.asgi import STALL, RequestStalled, answer_stalled, request_body, request_target
 from a2a_capture.replay.diff import signature
 from a2a_capture.replay.grpc import refuse_grpc
 from a2a_capture.replay.masking import mask_body
@@ -47,6 +47,8 @@ class MockAgent:
     speed: float = 1.0  # 0: no delay
     #: what the mock's own words go through before they are sent or shown (a Masker's text: secrets masked)
     mask: Callable[[str], str] = str
+    #: seconds a request's body may pause before the mock answers 408 (asgi.STALL)
+    stall: float = STALL
 
     def match(self, method: str, target: str, body: bytes) -> tuple[Recorded | None, str]:
         """The recorded exchange for a request, or None and what the nearest one differed in."""
@@ -69,7 +71,11 @@ class MockAgent:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             return
-        body = await request_body(receive)
+        try:
+            body = await request_body(receive, self.stall)
+        except RequestStalled as error:
+            await answer_stalled(send, error)
+            return
         target = request_target(scope)
         found, why = self.match(scope["method"], target, body)
         if found is None:

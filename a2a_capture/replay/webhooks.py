@@ -20,7 +20,7 @@ from a2a_capture import nesting
 from a2a_capture.a2a import spec
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.errors import WebhookError
-from a2a_capture.replay.asgi import request_body, request_target
+from a2a_capture.replay.asgi import RequestStalled, answer_stalled, request_body, request_target
 
 
 def point_push_configs(body: bytes, operation: str | None, receiver: str) -> tuple[bytes, list[tuple[str, str]]]:
@@ -121,7 +121,11 @@ class Receiver:
         if scope["type"] != "http":
             return
         started = time.time()
-        body = await request_body(receive)
+        try:
+            body = await request_body(receive)
+        except RequestStalled as error:
+            await answer_stalled(send, error)
+            return
         answer = self.answer or Response(status=200, reason="OK")
         headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers
                    if k.lower() == "content-type"] + [(b"content-length", str(len(answer.content)).encode())]

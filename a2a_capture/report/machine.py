@@ -22,6 +22,7 @@ from a2a_capture import __version__
 from a2a_capture.analyze.engine import Analysis, CallRecord
 from a2a_capture.analyze.findings import RULES, Finding, Severity
 from a2a_capture.errors import valid_utf8
+from a2a_capture.terminal import shown
 
 _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
@@ -159,10 +160,11 @@ def line(finding: Finding, judged: bool = True) -> str:
     so editors and CI annotations jump there; a wasted or fragile round trip says so after the rule id."""
     values = finding.__dict__  # where pydantic keeps the fields: its ``__getattr__`` makes each attribute slow
     tag = _TAGS[values["outcome"]] if judged else ""
+    message = shown(values["message"])  # it quotes the capture: a terminal shows its controls, never runs them
     if values["line"] is not None:  # where(finding), as one f-string makes it: the common case
         return (f"{values['file']}:{values['line']}: {_WORD[values['severity']]} {values['rule']}{tag} "
-                f"{values['message']} (exchange {values['exchange']})")
-    return f"{where(finding)} {_WORD[values['severity']]} {values['rule']}{tag} {values['message']} " \
+                f"{message} (exchange {values['exchange']})")
+    return f"{where(finding)} {_WORD[values['severity']]} {values['rule']}{tag} {message} " \
            f"(exchange {values['exchange']})"
 
 

@@ -1,0 +1,86 @@
+"""Text from a capture reaches a terminal escaped: a card name with escape sequences (set the window
+title, clear the screen, colour) prints as `\\x1b…` from `show`, `analyze`, `serve`, `record --live` and
+the one-line errors, never as the sequences themselves."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from a2a_capture.record.live import LiveAnalysis
+from a2a_capture.record.process import free_port
+from a2a_capture.terminal import shown
+from tests.builders import card, error, fetch_card, rpc, task, write
+from tests.cli import run
+from tests.live import ROOT
+
+HOSTILE = "\x1b]0;owned\x07\x1b[2J\x1b[31mevil\u202e"
+
+
+def _capture(tmp_path):
+    return write(tmp_path, fetch_card(1, card(name=HOSTILE)),
+                 rpc(2, "SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "x"}]}},
+                     result={"task": task("t-1", "TASK_STATE_COMPLETED")}, path="/elsewhere"),
+                 rpc(3, f"{HOSTILE}/send", {}, error=error(-32601, message_text="Method not found")),
+                 rpc(4, "GetTask", {"id": HOSTILE}, error=error(-32001, "TASK_NOT_FOUND")))  # task-unknown quotes it
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    """The command in this process (tests.cli.run): its status, stdout and stderr as text."""
+    done = run(*args)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def test_shown_escapes_every_control_and_keeps_the_rest():
+    assert shown(HOSTILE) == "\\x1b]0;owned\\x07\\x1b[2J\\x1b[31mevil\\u202e"
+    assert shown("plain – text ✓") == "plain – text ✓"
+    assert shown("a\tb\nc\x9bd\x7f") == "a\\x09b\\x0ac\\x9bd\\x7f"
+
+
+def test_a_hostile_card_name_prints_escaped_from_show_and_analyze(tmp_path):
+    path = _capture(tmp_path)
+    _, show, show_errors = _run("show", str(path))
+    _, analyze, analyze_errors = _run("analyze", "--fail-on", "never", str(path))
+    for said in (show, show_errors, analyze, analyze_errors):
+        assert "\x1b" not in said and "\x07" not in said and "\u202e" not in said
+    assert "\\x1b]0;owned" in show  # the card's name in the outcome column, shown
+    assert "task \\x1b]0;owned" in analyze, analyze  # task-unknown quotes the task's id
+
+
+def test_serve_prints_a_hostile_card_name_escaped(tmp_path):
+    path = _capture(tmp_path)
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "a2a_capture.cli", "serve", str(path), "--listen",
+                                f"127.0.0.1:{port}"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline, said = time.monotonic() + 30, ""
+        while "stop with Ctrl-C" not in said and time.monotonic() < deadline:
+            said += process.stdout.readline().decode("utf-8", "replace")
+    finally:
+        process.terminate()
+        process.wait(10)
+        process.stdout.close()
+    assert "serving \\x1b]0;owned" in said, said
+    assert "\x1b" not in said
+
+
+def test_record_live_prints_a_finding_that_quotes_hostile_text_escaped(tmp_path):
+    growing = tmp_path / "growing.http"
+    growing.write_bytes(b"")
+    printed: list[str] = []
+    live = LiveAnalysis(str(growing), printed.append)  # what `record --live` runs as the recorder appends
+    growing.write_text(_capture(tmp_path).read_text())
+    live.poll()
+    live.poll(final=True)
+    assert any("task-unknown" in said and "task \\x1b]0;owned" in said for said in printed), printed
+    assert not any("\x1b" in said or "\u202e" in said for said in printed)
+
+
+def test_an_error_that_names_a_hostile_card_name_prints_it_escaped(tmp_path):
+    status, _, errors = _run("serve", str(_capture(tmp_path)), "--listen", "nobody=127.0.0.1:1")
+    assert status == 2
+    assert "none of the agents: \\x1b]0;owned\\x07\\x1b[2J" in errors, errors
+    assert "\x1b" not in errors and "\x07" not in errors and errors.count("\n") == 1
