@@ -84,3 +84,17 @@ def test_an_error_that_names_a_hostile_card_name_prints_it_escaped(tmp_path):
     assert status == 2
     assert "none of the agents: \\x1b]0;owned\\x07\\x1b[2J" in errors, errors
     assert "\x1b" not in errors and "\x07" not in errors and errors.count("\n") == 1
+
+
+def test_diff_and_scan_print_what_they_quote_escaped(tmp_path):
+    completed = task("t-1", "TASK_STATE_COMPLETED")
+    old = write(tmp_path, fetch_card(1), rpc(2, "GetTask", {"id": "t-1"}, result=completed), name="old.http")
+    new = write(tmp_path, fetch_card(1), rpc(2, "GetTask", {"id": "t-1"}, result=completed),
+                rpc(3, "GetTask", {"id": HOSTILE}, error=error(-32001, "TASK_NOT_FOUND")), name="new.http")
+    secret = write(tmp_path, fetch_card(1), rpc(2, "GetTask", {"id": "t-1"}, result={
+        **completed, "metadata": {f"{HOSTILE}token": "ghp_" + "a" * 36}}), name="secret.http")
+    diff_status, diff, _ = _run("diff", str(old), str(new), "--no-redact")
+    scan_status, scan, _ = _run("scan", str(secret))
+    assert diff_status == 1 and "finding task-unknown at exchange 3: GetTask on task \\x1b]0;owned" in diff, diff
+    assert scan_status == 1 and "$.result.metadata.\\x1b]0;owned" in scan, scan
+    assert not any(control in diff + scan for control in ("\x1b", "\x07", "\u202e"))

@@ -96,8 +96,9 @@ def warn_if_empty(paths, exchanges: int, then: str) -> bool:
 
 
 def verdict(verdict) -> None:
+    """diff's and check's lines (a change and its indented details), what they quote with its controls escaped."""
     for line in verdict.lines:
-        click.echo(line)
+        click.echo("\n".join(map(shown, line.split("\n"))))
     for warning in verdict.warnings:
         show_warning(warning)
     sys.exit(0 if verdict.ok else 1)

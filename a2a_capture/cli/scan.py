@@ -8,6 +8,7 @@ import click
 
 from a2a_capture.cli.base import main, warn_if_empty
 from a2a_capture.cli.options import policy_options
+from a2a_capture.terminal import shown
 
 
 @main.command("scan")
@@ -30,7 +31,7 @@ def scan_command(files):
 
     found, places = 0, set()
     for hit in scan(list(files)):
-        click.echo(hit.text())
+        click.echo(shown(hit.text()))  # a body's member names are the capture's: controls escaped
         found += 1
         places.add((hit.file, hit.exchange))
     if found:
