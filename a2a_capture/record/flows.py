@@ -365,7 +365,7 @@ def _frame_boundary(head: bytes) -> bytes:
     return b"\r\n\r\n" if b"\r\n\r\n" in head else b"\r\r" if b"\r\r" in head and b"\n" not in head else b"\n\n"
 
 
-def _event_times(copy, start: float) -> list[float | None]:
+def event_times(copy, start: float) -> list[float | None]:
     """Arrival time of each SSE frame: when the chunk that completed it came (a spilled stream read
     from its file a piece at a time)."""
     if not copy.spilled:
@@ -386,7 +386,7 @@ def _response(flow, stream, redactor: Redactor | None, start: float, notes: list
     if stream is not None and grpc_answer and not stream.spilled:
         times = record_grpc.message_times(stream, start)
     elif stream is not None and _content_type(headers) == "text/event-stream":
-        times = _event_times(stream, start)
+        times = event_times(stream, start)
     if stream is not None and stream.left_out:
         notes.append(bodies.cut_note(stream, "response"))
     removed: list[str] = []

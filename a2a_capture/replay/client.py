@@ -28,7 +28,7 @@ from a2a_capture.address import pair
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.capture.sse import parse as parse_sse
 from a2a_capture.errors import ReplayError
-from a2a_capture.record.flows import StreamCopy
+from a2a_capture.record.flows import StreamCopy, event_times
 from a2a_capture.replay import preflight
 from a2a_capture.replay.agents import recorded_agents
 from a2a_capture.replay.credentials import Secrets, env_name
@@ -251,7 +251,7 @@ class _Session:
                               f"({error})") from None
         ended = time.time()
         if response is not None and response.is_event_stream:
-            response.event_times = copy.event_times(started)
+            response.event_times = event_times(copy, started)
         host = base.split("://", 1)[-1]
         new_request = Request(method=request.method, target=target, body=body, headers=[("Host", host), *sent])
         meta = ExchangeMeta(start=format_time(started), end=format_time(ended), server=host)
