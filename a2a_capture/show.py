@@ -68,7 +68,7 @@ def iter_rows(path: str | os.PathLike, masker=None) -> Iterator[Row]:
         else:
             yield row
         if exchange.late_stream is not None and exchange.late_stream in by_number:
-            by_number[exchange.late_stream].events += _count(exchange.late_events)
+            by_number[exchange.late_stream].events += _count(exchange.iter_late_events())
     yield from held
 
 
@@ -89,7 +89,8 @@ def _row(path: str, exchange: Exchange, masker=None) -> Row:
         status=response.status if response else None,
         grpc_status=grpc_status.code if grpc_status else None,
         grpc_status_name=grpc_status.name if grpc_status else None,
-        events=_count(response.events) + len((response.is_grpc and response.grpc_frames) or []) if response else 0,
+        events=(_count(response.iter_events()) + len((response.is_grpc and response.grpc_frames) or [])
+                if response else 0),
         request_bytes=len(exchange.request.body),
         response_bytes=len(response.body) if response else None,
         cut=exchange.cut,

@@ -247,9 +247,11 @@ def _stage(stage: str, path: str):
     def read() -> dict:
         for exchange in exchanges(path):
             if exchange.response is not None:
-                exchange.response.events  # noqa: B018 - split the SSE frames, as decode asks
+                for _ in exchange.response.iter_events():  # split the SSE frames, as decode asks
+                    pass
             if exchange.late_stream is not None:
-                exchange.late_events  # noqa: B018
+                for _ in exchange.iter_late_events():
+                    pass
         return {"units": 1}
 
     def read_decode() -> dict:

@@ -160,29 +160,40 @@ _DONE = _envelope({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STA
 _BOTH = [("t", "TASK_STATE_WORKING"), ("t", "TASK_STATE_COMPLETED")]
 
 
-@pytest.mark.parametrize(("frames", "states", "offsets", "error", "every_frame"), [
-    ([_WORKING, _ARTIFACT, _DONE], _BOTH, [0.0, 0.2], None, False),
-    ([_WORKING, _ESCAPED, _DONE], _BOTH, [0.0, 0.2], None, True),
-    ([": ping", _WORKING, ": ping", _DONE], _BOTH, [0.1, 0.3], None, False),
-    # a status key spelled with escapes is read (the body has `\u`: every frame is looked at)
+@pytest.mark.parametrize(("frames", "states", "offsets", "error", "parsed"), [
+    ([_WORKING, _ARTIFACT, _DONE], _BOTH, [0.0, 0.2], None, 2),
+    ([_WORKING, _ESCAPED, _DONE], _BOTH, [0.0, 0.2], None, 3),
+    ([": ping", _WORKING, ": ping", _DONE], _BOTH, [0.1, 0.3], None, 2),
+    # a status key spelled with escapes is read (a frame with `\u` is looked at)
     ([_WORKING, 'data: {"result": {"statusUpdate": {"taskId": "t", "st\\u0061tus": {"state": "TASK_STATE_FAILED"}}}}'],
-     [("t", "TASK_STATE_WORKING"), ("t", "TASK_STATE_FAILED")], [0.0, 0.1], None, True),
+     [("t", "TASK_STATE_WORKING"), ("t", "TASK_STATE_FAILED")], [0.0, 0.1], None, 2),
     # an error as a JSON-RPC envelope in any frame, and as an `event: error` frame
     ([_WORKING, 'data: {"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "gone"}}'],
-     [("t", "TASK_STATE_WORKING")], [0.0], "TaskNotFoundError", True),
+     [("t", "TASK_STATE_WORKING")], [0.0], "TaskNotFoundError", 2),
     ([_WORKING, "event: error\ndata: {\"code\": -32603, \"message\": \"boom\"}", _DONE], _BOTH, [0.0, 0.2],
-     "InternalError", True),
+     "InternalError", 3),
+    # only the first error a frame carries is the call's
+    ([_WORKING, "event: error\ndata: {\"code\": -32603, \"message\": \"boom\"}",
+      'data: {"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "gone"}}'],
+     [("t", "TASK_STATE_WORKING")], [0.0], "InternalError", 3),
+    # a frame with nothing but an id is an event (counted), not a ping
+    (["id: 7", _WORKING, _DONE, _DONE], [*_BOTH, _BOTH[1]], [0.1, 0.2, 0.3], None, 3),
 ])
-def test_stream_frames_are_read_whichever_way_the_body_allows(monkeypatch, frames, states, offsets, error,
-                                                              every_frame):
+def test_stream_frames_are_read_as_they_pass(monkeypatch, frames, states, offsets, error, parsed):
     looked = []
-    read_frames = payloads._read_frames
-    monkeypatch.setattr(payloads, "_read_frames", lambda *args: looked.append(1) or read_frames(*args))
+    frame_json = payloads.frame_json
+    monkeypatch.setattr(payloads, "frame_json", lambda frame: looked.append(frame) or frame_json(frame))
     call = decode(_stream(frames))
     assert (call.states, call.state_offsets) == (states, offsets)
     assert (call.error.name if call.error else None) == error
     assert call.events == sum(1 for frame in frames if not frame.startswith(":"))
-    assert bool(looked) == every_frame
+    assert len(looked) == parsed  # a frame that names no status and carries no error is not parsed
+
+
+def test_a_long_stream_keeps_one_tuple_for_a_state_it_shows_again():
+    call = decode(_stream([_WORKING] * 50 + [_DONE] * 2))
+    assert call.states == [_BOTH[0]] * 50 + [_BOTH[1]] * 2 and call.events == 52
+    assert len({id(state) for state in call.states}) == 2
 
 
 @pytest.mark.parametrize("padding", [0, 40_000])  # a small card is its own key, a large one its digest's

@@ -17,7 +17,7 @@ from a2a_capture.a2a.call import A2A_KINDS, Call, CallError
 from a2a_capture.a2a.cards import Card, parse_card
 from a2a_capture.a2a.grpc_call import read_grpc
 from a2a_capture.a2a.jsonrpc import read_jsonrpc
-from a2a_capture.a2a.payloads import part_media_type, read_payload
+from a2a_capture.a2a.payloads import part_media_type, read_frames, read_payload
 from a2a_capture.a2a.rest import read_rest, rest_route
 from a2a_capture.a2a.states import may_name, task_states
 from a2a_capture.capture.encoding import decode_content
@@ -86,16 +86,12 @@ def _read(call, exchange: Exchange) -> None:
             call.response_json, _ = json_of(content)
     else:
         content = b""
-    if streamed:
-        events = response.events
-        frames = [frame for frame in events if not frame.is_ping]
-    else:
-        frames = []
+    stream = read_frames(response.iter_events()) if streamed else None  # the frames pass, their facts stay
     call.streamed = streamed
-    call.events = len(frames)
+    call.events = stream.events if stream is not None else 0
     if exchange.late_stream is not None:
         call.late_stream = exchange.late_stream
-        for frame in exchange.late_events:
+        for frame in exchange.iter_late_events():
             if may_name(frame.data, '"status"'):
                 call.late_states += task_states(frame_json(frame))
 
@@ -112,7 +108,7 @@ def _read(call, exchange: Exchange) -> None:
             call.card_bytes = len(content)
         read_error(call)
         return
-    if read_jsonrpc(call, frames, content) or read_rest(call, frames, content):
+    if read_jsonrpc(call, stream) or read_rest(call, stream):
         return
     read_error(call)
 

@@ -6,10 +6,10 @@ from a2a_capture.a2a import spec
 from a2a_capture.a2a.answers import read_error
 from a2a_capture.a2a.bodies import dig, nonempty
 from a2a_capture.a2a.call import Call
-from a2a_capture.a2a.payloads import read_message, read_results
+from a2a_capture.a2a.payloads import StreamFacts, read_message, read_results
 
 
-def read_jsonrpc(call: Call, frames: list, content: bytes) -> bool:
+def read_jsonrpc(call: Call, stream: StreamFacts | None) -> bool:
     body = call.request_json
     if call.method != "POST":
         return False
@@ -30,7 +30,7 @@ def read_jsonrpc(call: Call, frames: list, content: bytes) -> bool:
         call.task_id = nonempty(dig(params, path))
         read_message(call, params)
     read_error(call)
-    read_results(call, call.response_json, frames, content)
+    read_results(call, call.response_json, stream)
     return True
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.answers import before_1_0, error_from
 from a2a_capture.a2a.bodies import frame_json, nonempty
 from a2a_capture.a2a.call import Call
-from a2a_capture.a2a.states import ESCAPE, task_states
+from a2a_capture.a2a.states import task_states
+from a2a_capture.capture.sse import Event
 
 
 def read_message(call: Call, params: dict) -> None:
@@ -75,49 +79,66 @@ def read_payload(call: Call, payload: object) -> None:
                 call.task_id = member["taskId"]
 
 
-def read_results(call: Call, result: object, frames: list, content: bytes) -> None:
-    """The states the response and its frames show, and an error a frame carries."""
-    states = task_states(result)
-    if frames:
-        offsets: list[float | None] = [None] * len(states)
-        if (ESCAPE.search(content) is None and b'"error"' not in content
-                and all(frame.event != "error" for frame in frames)):
-            # no frame's text has an escape or an error (a frame's text is part of the body): only
-            # frames that name a status are read
-            for frame in frames:
-                text = frame.data
-                if text is not None and '"status"' in text:
-                    shown = task_states(frame_json(frame))
-                    states += shown
-                    offsets += [frame.at] * len(shown)
-        else:
-            _read_frames(call, frames, states, offsets)
-    call.states = states
-    if call.streamed:
-        call.state_offsets = offsets if frames else [None] * len(states)
-    if call.task_id is None and states:
-        call.task_id = states[0][0]
+@dataclass(slots=True)
+class StreamFacts:
+    """What a stream's frames showed, read as they passed and none kept: how many (pings aside),
+    the states they named and when each of those frames arrived, and the first error one carried
+    (its payload: what the error is called depends on the call's version, read later)."""
+
+    events: int = 0
+    states: list[tuple[str, str]] = field(default_factory=list)
+    offsets: list[float | None] = field(default_factory=list)
+    errored: bool = False
+    error: object = None
 
 
-def _read_frames(call: Call, frames: list, states: list, offsets: list) -> None:
-    """Each frame that may name a status or carry an error, read (adding to ``states``)."""
+def read_frames(frames: Iterable[Event]) -> StreamFacts:
+    """One pass over a stream's frames: only a frame that may name a status or carry an error is
+    parsed (most frames of a stream are neither). A state a frame shows again (a stream of status
+    updates) is kept as the one tuple, so a long stream's states cost a reference each."""
+    facts = StreamFacts()
+    states, offsets = facts.states, facts.offsets
+    last = None
     for frame in frames:
-        text = frame.data
+        text, event = frame.data, frame.event
         if text is None:
-            if frame.event != "error":
+            if event is None and frame.id is None:
+                continue  # a ping: no event
+            facts.events += 1
+            if event != "error":
                 continue
             has_states = False
         else:
+            facts.events += 1
             has_states = "\\u" in text or '"status"' in text  # a key may be spelled with escapes: parse it
-            if not (has_states or frame.event == "error" or '"error"' in text):
-                continue  # nothing below would read it (most frames of a stream): not parsed at all
+            if not (has_states or event == "error" or '"error"' in text):
+                continue  # nothing below would read it: not parsed at all
         data = frame_json(frame)
-        pre_1 = before_1_0(call.version_header or call.spelled_version)
-        if isinstance(data, dict) and isinstance(data.get("error"), dict) and call.error is None:
-            call.error = error_from(data["error"], None, pre_1)  # a JSON-RPC envelope, any event
-        elif frame.event == "error" and call.error is None:
-            call.error = error_from(data, None, pre_1)
+        if not facts.errored:
+            if isinstance(data, dict) and isinstance(data.get("error"), dict):
+                facts.errored, facts.error = True, data["error"]  # a JSON-RPC envelope, any event
+            elif event == "error":
+                facts.errored, facts.error = True, data
         if has_states:
-            shown = task_states(data)
-            states += shown
-            offsets += [frame.at] * len(shown)
+            for state in task_states(data):
+                if state != last:
+                    last = state
+                states.append(last)
+                offsets.append(frame.at)
+    return facts
+
+
+def read_results(call: Call, result: object, stream: StreamFacts | None) -> None:
+    """The states the response and its frames show, and an error a frame carries."""
+    states = task_states(result)
+    offsets = None
+    if stream is not None and stream.events:
+        if stream.errored and call.error is None:
+            call.error = error_from(stream.error, None, before_1_0(call.version_header or call.spelled_version))
+        offsets = [None] * len(states) + stream.offsets if states else stream.offsets
+        states = states + stream.states if states else stream.states
+    call.states = states
+    if call.streamed:
+        call.state_offsets = offsets if offsets is not None else [None] * len(states)
+    if call.task_id is None and states:
+        call.task_id = states[0][0]

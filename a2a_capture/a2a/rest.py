@@ -5,10 +5,10 @@ from __future__ import annotations
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.answers import read_error
 from a2a_capture.a2a.call import Call
-from a2a_capture.a2a.payloads import read_message, read_results
+from a2a_capture.a2a.payloads import StreamFacts, read_message, read_results
 
 
-def read_rest(call: Call, frames: list, content: bytes) -> bool:
+def read_rest(call: Call, stream: StreamFacts | None) -> bool:
     match = rest_route(call.method, call.path)
     if match is None:
         return False
@@ -21,7 +21,7 @@ def read_rest(call: Call, frames: list, content: bytes) -> bool:
         read_message(call, call.request_json)
     call.params = {**call.params, **{key: values[-1] for key, values in call.query.items()}}
     read_error(call)
-    read_results(call, call.response_json, frames, content)
+    read_results(call, call.response_json, stream)
     return True
 
 

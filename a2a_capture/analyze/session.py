@@ -650,7 +650,12 @@ class Session:
     def _see(self, states: list[tuple[str, str]], record: Seen) -> None:
         """Tasks in the states an exchange (``record``) showed them in, all in one call: most show one."""
         tasks, ended = self.tasks, self.ended_tasks
-        for task, state in states:
+        last = None
+        for shown in states:
+            if shown is last:
+                continue  # a stream's state shown again (``read_frames`` keeps it as one tuple): learned already
+            last = shown
+            task, state = shown
             seen_now = TaskSeen(state, record, record.agent)
             tasks[task] = seen_now
             if state in _TERMINAL and task not in ended:

@@ -205,7 +205,7 @@ def _exchange_row(session_id: str, file: str, exchange: Exchange) -> dict:
         "webhook": exchange.webhook, "title": exchange.title, "line": exchange.line, "method": request.method,
         "target": request.target, "host": request.header("host"),
         "status": response.status if response is not None else None,
-        "events": sum(1 for event in response.events if not event.is_ping) if response is not None else 0,
+        "events": sum(1 for event in response.iter_events() if not event.is_ping) if response is not None else 0,
         "request_bytes": len(request.body), "response_bytes": len(response.body) if response is not None else None,
         "started_at": meta.started_at, "ended_at": meta.ended_at, "duration_s": meta.duration,
         "client_address": meta.client, "server_address": meta.server, "user_agent": request.header("user-agent"),

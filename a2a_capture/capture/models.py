@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import TypeVar
@@ -129,6 +129,15 @@ class Response(Message):
             return []
         return sse.parse(self.content, self.event_times, self.event_notes)
 
+    def iter_events(self) -> Iterator[sse.Event]:
+        """The SSE events of the body one at a time, none kept (``events`` keeps them all): for a
+        reader that passes over a stream once, in the memory of one frame."""
+        if "events" in self.__dict__:  # parsed already: not again
+            return iter(self.events)
+        if not self.is_event_stream:
+            return iter(())
+        return sse.events(self.content, self.event_times, self.event_notes)
+
 
 class ExchangeMeta(_Model):
     """Recorded-capture facts about an exchange, kept as written so they round-trip."""
@@ -217,6 +226,12 @@ class Exchange(_Model):
     def late_events(self) -> list[sse.Event]:
         """The frames this block shows for the stream of exchange ``late_stream``."""
         return sse.parse(self.late_body, None, self.late_event_notes)
+
+    def iter_late_events(self) -> Iterator[sse.Event]:
+        """``late_events`` one at a time, none kept."""
+        if "late_events" in self.__dict__:  # parsed already: not again
+            return iter(self.late_events)
+        return sse.events(self.late_body, None, self.late_event_notes)
 
 
 class Capture(_Model):
