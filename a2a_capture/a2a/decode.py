@@ -7,6 +7,7 @@ Pure functions over the capture model. Unknown or broken traffic is classified a
 from __future__ import annotations
 
 import hashlib
+import sys
 from urllib.parse import parse_qs
 
 from a2a_capture.a2a import spec
@@ -58,7 +59,8 @@ def _read(call, exchange: Exchange) -> None:
     scheme, netloc, path, query = split_target(request.target)
     sent = first_values(request.headers)
     answer = first_values(response.headers) if response is not None else {}
-    call.title, call.line, call.method = exchange.title, exchange.line, request.method.upper()
+    # the method's one string, not a copy per call: a session keeps it for every task (``Seen``)
+    call.title, call.line, call.method = exchange.title, exchange.line, sys.intern(request.method.upper())
     call.flow = exchange.flow
     call.path, call.query = path or "/", parse_qs(query) if query else {}
     call.version_header = sent.get(_VERSION_HEADER)

@@ -145,11 +145,14 @@ class HeldCopy:
 
 
 class TaskSeen(NamedTuple):
-    """A state the client saw a task in (a named tuple: one is made for every state seen)."""
+    """A state the client saw a task in (a named tuple: one is kept for every task seen)."""
 
     state: str
     call: Seen  # the exchange that showed this state
-    agent: str | None
+
+    @property
+    def agent(self) -> str | None:
+        return self.call.agent
 
 
 @dataclass(slots=True)
@@ -209,7 +212,8 @@ class Connections:
 
 
 class Send(NamedTuple):
-    """The latest SendMessage on a task, and how it asked to be answered (fixed once made)."""
+    """The latest SendMessage on a task, and how it asked to be answered (fixed once made). Kept only
+    while a rule may ask of it (``Session.sends``)."""
 
     call: Seen
     return_immediately: bool
@@ -281,9 +285,13 @@ class Session:
     # indexes answering the rules' questions about earlier calls, each by key
     #: task id -> the GetTask calls on it (by task first: a poll looks its task up by its id alone)
     task_polls: dict[str, TaskPolls] = field(default_factory=dict)
+    #: (task id, agent) -> the latest SendMessage on it, where that asked to return immediately with no push
+    #: config inline and the task had not ended: return-immediately-poll asks of no other (a send that did not
+    #: ask so, or one on an ended task, answers it as no send does), so no other is kept
     sends: dict[tuple[str, str | None], Send] = field(default_factory=dict)
     right_path_cards: dict[str | None, Seen] = field(default_factory=dict)
-    sent_messages: dict[tuple[str | None, str], Seen] = field(default_factory=dict)  # by agent_key
+    #: agent_key -> messageId -> the first send of it (by agent first: a key per message costs no tuple)
+    sent_messages: dict[str | None, dict[str, Seen]] = field(default_factory=dict)
     list_pages: dict[tuple[str | None, tuple], tuple[Seen, bool]] = field(default_factory=dict)
     refused_verbs: dict[tuple[str | None, str], Seen] = field(default_factory=dict)
     last_a2a_calls: dict[str | None, tuple[Seen, str | None]] = field(default_factory=dict)
@@ -492,7 +500,8 @@ class Session:
 
     def sent_message(self, call: Call) -> Seen | None:
         """The first earlier send of this call's messageId to the same agent."""
-        return self.sent_messages.get((self.agent_key(call), call.message_id or ""))
+        by_id = self.sent_messages.get(self.agent_key(call))
+        return by_id.get(call.message_id or "") if by_id is not None else None
 
     def list_page(self, call: Call) -> tuple[Seen, bool] | None:
         """The latest ListTasks to the agent with the same filters, and whether it was the last page."""
@@ -554,8 +563,11 @@ class Session:
             polls.last = polls.views[record.view] = record
         elif operation == "SendMessage" and task:
             configuration = call.params.get("configuration")
-            self.sends[(task, agent)] = Send(record, isinstance(configuration, dict)
-                                             and configuration.get("returnImmediately") is True, call.inline_push)
+            immediate = isinstance(configuration, dict) and configuration.get("returnImmediately") is True
+            if immediate and not call.inline_push and task not in self.ended_tasks:
+                self.sends[(task, agent)] = Send(record, True, False)
+            elif self.sends:
+                self.sends.pop((task, agent), None)  # the latest send is one the rule passes over: as none
         elif operation == "ListTasks":
             self.list_pages[(agent, _list_filters(call))] = (record, call.last_page)
         elif operation == "SubscribeToTask" and status == 405:
@@ -563,7 +575,11 @@ class Session:
         elif kind == "card" and record.ok and call.path.endswith(spec.CARD_PATH):
             self.right_path_cards[agent] = record
         if call.message_id and operation in ("SendMessage", "SendStreamingMessage"):
-            self.sent_messages.setdefault((self.agent_key(call), call.message_id), record)
+            key = self.agent_key(call)
+            by_id = self.sent_messages.get(key)
+            if by_id is None:
+                by_id = self.sent_messages[key] = {}
+            by_id.setdefault(call.message_id, record)
         if call.is_a2a:
             self.last_a2a_calls[agent] = (record, call.task_id)
         elif kind == "card":
@@ -656,7 +672,7 @@ class Session:
                 continue  # a stream's state shown again (``read_frames`` keeps it as one tuple): learned already
             last = shown
             task, state = shown
-            seen_now = TaskSeen(state, record, record.agent)
+            seen_now = TaskSeen(state, record)
             tasks[task] = seen_now
             if state in _TERMINAL and task not in ended:
                 ended[task] = seen_now
