@@ -413,7 +413,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
     task_owner: dict[str, str] = {}
     views_of = reader.finding_views()
     order = 0  # exchange position in the session, the axis when a capture has no timestamps
-    session_marks: list[svg.Mark] = []  # the marks of the session being read, timed from its first request
+    session_marks: list[svg.Mark] = []  # the drawn marks of the session being read, timed from its first request
     session_start: float | None = None
     current = 0
     for session, entry in reader.entries(summaries=True):
@@ -633,7 +633,8 @@ class _Tasks:
         self.earliest_at: float | None = None  # the earliest time any task was seen in a state
 
     def mark(self, task: str, state: str, order: int, at: float | None, place: str, where: str) -> svg.Mark | None:
-        """A task seen in a state; a poll that finds the same state draws no new bar (None)."""
+        """A task seen in a state: the mark the timeline draws, or None (a poll that finds the same state
+        draws no new bar; a task past those drawn has no mark, only its last state)."""
         drawn = self._drawn.get(task)
         if drawn is None and task not in self._last and len(self._drawn) < svg.MAX_TASKS:
             drawn = self._drawn[task] = []
@@ -646,9 +647,10 @@ class _Tasks:
             return None
         if at is not None and (self.earliest_at is None or at < self.earliest_at):
             self.earliest_at = at
+        if drawn is None:
+            return None
         mark = svg.Mark(order=order, at=at, state=state, anchor=place, where=where)
-        if drawn is not None:
-            drawn.append(mark)
+        drawn.append(mark)
         return mark
 
     def look(self, task: str, state: str, order: int, at: float | None, place: str, where: str) -> svg.Mark | None:
