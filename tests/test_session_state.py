@@ -7,6 +7,7 @@ import tracemalloc
 import uuid
 
 from a2a_capture.analyze.engine import Analyzer, analyze
+from a2a_capture.analyze.session import Seen, Session
 from a2a_capture.capture import Exchange, ExchangeMeta, Request, Response
 from tests.builders import fetch_card, message, rpc, write
 from tests.test_rules import DONE, SEND, WORKING
@@ -43,8 +44,9 @@ def _send(number: int) -> Exchange:
 
 
 def test_a_session_of_distinct_tasks_keeps_a_few_hundred_bytes_a_task():
-    """Each task's last state and first end, and each message id, with the exchange that showed them;
-    a blocking send's configuration is no rule's question later (it was ~880 bytes a task)."""
+    """Each task's last state (its first end too, until a later sighting), and each message id, with the
+    exchange that showed them; a blocking send's configuration is no rule's question later (it was ~880
+    bytes a task)."""
     exchanges = [_send(number) for number in range(1, 3_001)]
     analyzer = Analyzer(keep_calls=False, keep_findings=False)
     analyzer.start_file("tasks.http")
@@ -57,5 +59,20 @@ def test_a_session_of_distinct_tasks_keeps_a_few_hundred_bytes_a_task():
     finally:
         tracemalloc.stop()
     session = analyzer.session
-    assert len(session.tasks) == len(session.ended_tasks) == 3_000 and not session.sends
-    assert kept / 3_000 < 700, kept / 3_000
+    assert len(session.tasks) == 3_000 and not session.sends and not session.ended_tasks  # each ended when last seen
+    assert all(session.ended(task) is seen for task, seen in session.tasks.items())
+    assert kept / 3_000 < 600, kept / 3_000
+
+
+def test_a_task_s_first_end_stays_its_first_whatever_is_seen_after():
+    session = Session()
+    one, two, three = (Seen("f", str(n), n, "http://a:1", "GetTask", "/", "POST", None, True, True) for n in (1, 2, 3))
+    session._see([("t", "TASK_STATE_WORKING")], one)
+    assert session.ended("t") is None and session.task("t").call is one
+    session._see([("t", "TASK_STATE_COMPLETED")], two)
+    assert session.ended("t").call is two and session.task("t").call is two
+    session._see([("t", "TASK_STATE_COMPLETED")], three)
+    assert session.ended("t").call is two and session.task("t").call is three
+    session._see([("t", "TASK_STATE_FAILED")], one)
+    assert session.ended("t").call is two and session.task("t").state == "TASK_STATE_FAILED"
+    assert session.ended("u") is None and session.ended(None) is None

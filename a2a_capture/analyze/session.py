@@ -278,7 +278,9 @@ class Session:
     #: origin -> (path, order, card) for every interface a held card declares there
     interfaces: dict[str, list[tuple[str, int, HeldCard]]] = field(default_factory=dict)
     tasks: dict[str, TaskSeen] = field(default_factory=dict)
-    ended_tasks: dict[str, TaskSeen] = field(default_factory=dict)  # first terminal sighting per task
+    #: a task's first terminal sighting, once a later sighting took its place in ``tasks`` (until then it is the
+    #: task's latest: ``ended`` finds it there, and a task seen once, ended, takes one slot, not two)
+    ended_tasks: dict[str, TaskSeen] = field(default_factory=dict)
     streams: dict[tuple[str, int], Seen] = field(default_factory=dict)
     #: an upstream's origin -> the origin the client addresses it by (a reverse-proxy listener)
     fronts: dict[str, str] = field(default_factory=dict)
@@ -465,7 +467,14 @@ class Session:
 
     def ended(self, task_id: str | None) -> TaskSeen | None:
         """The first sighting of the task in a terminal state, if any."""
-        return self.ended_tasks.get(task_id) if task_id else None
+        if not task_id:
+            return None
+        first = self.ended_tasks.get(task_id)
+        if first is None:
+            latest = self.tasks.get(task_id)
+            if latest is not None and latest.state in _TERMINAL:
+                return latest  # no later sighting took its place: the first end is the latest
+        return first
 
     def polls(self, task_id: str | None, agent: str | None) -> Polls:
         on_task = self.task_polls.get(task_id or "")
@@ -564,7 +573,7 @@ class Session:
         elif operation == "SendMessage" and task:
             configuration = call.params.get("configuration")
             immediate = isinstance(configuration, dict) and configuration.get("returnImmediately") is True
-            if immediate and not call.inline_push and task not in self.ended_tasks:
+            if immediate and not call.inline_push and self.ended(task) is None:
                 self.sends[(task, agent)] = Send(record, True, False)
             elif self.sends:
                 self.sends.pop((task, agent), None)  # the latest send is one the rule passes over: as none
@@ -672,10 +681,10 @@ class Session:
                 continue  # a stream's state shown again (``read_frames`` keeps it as one tuple): learned already
             last = shown
             task, state = shown
-            seen_now = TaskSeen(state, record)
-            tasks[task] = seen_now
-            if state in _TERMINAL and task not in ended:
-                ended[task] = seen_now
+            previous = tasks.get(task)
+            if previous is not None and previous.state in _TERMINAL and task not in ended:
+                ended[task] = previous  # its first end, which this sighting takes the place of
+            tasks[task] = TaskSeen(state, record)
 
 
 _TERMINAL = spec.TERMINAL_STATES
