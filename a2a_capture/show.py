@@ -15,7 +15,7 @@ from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.capture.models import Exchange
 from a2a_capture.report.facts import outcome
 from a2a_capture.sources import CONVERTED, exchanges
-from a2a_capture.terminal import shown
+from a2a_capture.terminal import json_shown, shown
 
 
 class Row(BaseModel):
@@ -110,7 +110,7 @@ def json_rows(table: Iterable[Row]) -> Iterator[str]:
     one is written in Python and several times slower)."""
     first = True
     for row in table:
-        text = json.dumps(row.model_dump(), ensure_ascii=False, separators=(",\n    ", ": "))
+        text = json_shown(json.dumps(row.model_dump(), ensure_ascii=False, separators=(",\n    ", ": ")))
         yield ("[\n  {\n    " if first else ",\n  {\n    ") + text[1:-1] + "\n  }"
         first = False
     yield "[]" if first else "\n]"

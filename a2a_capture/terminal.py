@@ -19,3 +19,13 @@ _SHOWN = {code: _escape(code) for code in (*range(0x20), 0x7F, *range(0x80, 0xA0
 def shown(text: str) -> str:
     """``text`` with its control characters escaped (one line of it: line breaks are escaped too)."""
     return text if text.isprintable() else text.translate(_SHOWN)  # a quick test for the common case
+
+
+#: the controls JSON's own escaping leaves as they are (DEL, C1, the separators, the bidi overrides), as
+#: JSON escapes: the document means the same and a terminal it is printed to shows them
+_JSON_SHOWN = {code: f"\\u{code:04x}" for code in _SHOWN if code >= 0x7F}
+
+
+def json_shown(document: str) -> str:
+    """A JSON text (from ``json.dumps``) with the controls it still holds raw written as ``\\uXXXX``."""
+    return document if document.isascii() else document.translate(_JSON_SHOWN)

@@ -4,6 +4,7 @@ the one-line errors, never as the sequences themselves."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -98,3 +99,10 @@ def test_diff_and_scan_print_what_they_quote_escaped(tmp_path):
     assert diff_status == 1 and "finding task-unknown at exchange 3: GetTask on task \\x1b]0;owned" in diff, diff
     assert scan_status == 1 and "$.result.metadata.\\x1b]0;owned" in scan, scan
     assert not any(control in diff + scan for control in ("\x1b", "\x07", "\u202e"))
+
+
+def test_show_json_writes_the_controls_json_leaves_raw_as_escapes(tmp_path):
+    status, said, _ = _run("show", "--format", "json", str(_capture(tmp_path)))
+    assert status == 0 and "\u202e" not in said and "\x1b" not in said
+    assert "evil\\u202e" in said  # U+202E reorders what follows it on a terminal; JSON leaves it raw
+    assert json.loads(said)[0]["outcome"].endswith("evil\u202e")  # the same document
