@@ -106,3 +106,12 @@ def test_show_json_writes_the_controls_json_leaves_raw_as_escapes(tmp_path):
     assert status == 0 and "\u202e" not in said and "\x1b" not in said
     assert "evil\\u202e" in said  # U+202E reorders what follows it on a terminal; JSON leaves it raw
     assert json.loads(said)[0]["outcome"].endswith("evil\u202e")  # the same document
+
+
+def test_analyze_json_and_sarif_write_the_controls_json_leaves_raw_as_escapes(tmp_path):
+    path = str(_capture(tmp_path))
+    for output_format in ("json", "sarif"):
+        _, said, _ = _run("analyze", "--fail-on", "never", "--format", output_format, path)
+        assert "\u202e" not in said and "\x1b" not in said, output_format
+        json.loads(said)  # still a JSON document, and the task id in it is the capture's, escaped
+        assert f"GetTask on task {json.dumps(HOSTILE)[1:-1]}, which" in said, output_format

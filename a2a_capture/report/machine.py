@@ -22,7 +22,7 @@ from a2a_capture import __version__
 from a2a_capture.analyze.engine import Analysis, CallRecord
 from a2a_capture.analyze.findings import RULES, Finding, Severity
 from a2a_capture.errors import valid_utf8
-from a2a_capture.terminal import shown
+from a2a_capture.terminal import json_shown, shown
 
 _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
@@ -267,8 +267,10 @@ def _summary_json(summary) -> dict:
 
 
 def _nested(value, level: int) -> str:
-    """``value`` as ``json.dumps(indent=2)`` lays it out ``level`` levels in (strings hold no raw newline)."""
-    return valid_utf8(json.dumps(value, indent=2, ensure_ascii=False)).replace("\n", "\n" + "  " * level)
+    """``value`` as ``json.dumps(indent=2)`` lays it out ``level`` levels in (strings hold no raw newline,
+    nor a raw control JSON's escaping leaves: terminal.json_shown)."""
+    text = json_shown(valid_utf8(json.dumps(value, indent=2, ensure_ascii=False)))
+    return text.replace("\n", "\n" + "  " * level)
 
 
 def _named(data: dict, names: dict[str, str]) -> dict:
