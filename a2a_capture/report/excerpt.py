@@ -122,6 +122,14 @@ def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | N
     return out, _note(exchange, out)
 
 
+def _after(seconds: float) -> str:
+    """A frame's arrival, as the report's figures say durations: "7.1 ms", "1.2 s"."""
+    milliseconds = seconds * 1000
+    if milliseconds < 10:
+        return f"{milliseconds:.1f} ms"
+    return f"{milliseconds:.0f} ms" if milliseconds < 1000 else f"{seconds:.1f} s"
+
+
 def _header_line(exchange: Exchange) -> str:
     kind = "webhook " if exchange.webhook else ""
     title = f" · {exchange.title}" if exchange.title else ""
@@ -177,7 +185,29 @@ def _laid_out(out: Listing, text: str) -> str:
     except ValueError:  # not JSON, or nested deeper than nesting.MAX_DEPTH
         return text
     out.laid_out = True
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    return "\n".join(_laid_lines(value, 0, ""))
+
+
+#: how wide a laid-out line may grow before an object or array in it is opened up
+_LAID_WIDTH = 100
+
+
+def _laid_lines(value, indent: int, prefix: str) -> list[str]:
+    """``value`` two-space indented as the kit writes JSON, but an object or array that fits on
+    its line stays on it: a listing is read, and a part on six lines hides the parts around it."""
+    one = json.dumps(value, ensure_ascii=False)
+    start = " " * indent + prefix
+    if not isinstance(value, dict | list) or not value or len(start) + len(one) < _LAID_WIDTH:
+        return [start + one]
+    members = list(value.items()) if isinstance(value, dict) else [(None, item) for item in value]
+    lines = [start + ("{" if isinstance(value, dict) else "[")]
+    for number, (key, item) in enumerate(members):
+        inner = _laid_lines(item, indent + 2, "" if key is None else json.dumps(key, ensure_ascii=False) + ": ")
+        if number + 1 < len(members):
+            inner[-1] += ","
+        lines += inner
+    lines.append(" " * indent + ("}" if isinstance(value, dict) else "]"))
+    return lines
 
 
 def _grpc(out: Listing, message: Message, target: str, direction: str, whole: bool, extra: set[str] | None) -> None:
@@ -209,29 +239,146 @@ def _body(out: Listing, text: str, extra: set[str] | None) -> None:
     if len(lines) <= _SHORT:
         out.lines += [_cut_line(out, line, extra) for line in lines]
         return
-    keep, evidence = _lines_to_keep(lines, extra)
-    previous = -1
-    for index in sorted(keep):
-        if index > previous + 1:
-            out.lines.append(_indent(lines[previous + 1]) + CUT)
+    outline = _Outline(lines)
+    dropped = outline.dropped(extra)
+    counted = outline.alike(extra)  # first line of a run of alike items: (its last line, the mark)
+    hidden = set(dropped)
+    for start, (end, _) in counted.items():
+        hidden.update(range(start, end + 1))
+    keep, evidence = _lines_to_keep(lines, extra, hidden)
+    keep |= outline.closers(keep)  # a kept object or array is closed, never by a `…`
+    index = 0
+    while index < len(lines):
+        if index in counted:
+            end, mark = counted[index]
+            out.lines.append(_indent(lines[index]) + mark)
             out.cut = True
-        out.lines.append(_evidence_line(out, lines[index]) if index in evidence
-                         else _cut_line(out, lines[index], extra))
-        previous = index
-    if previous < len(lines) - 1:
-        out.lines.append(_indent(lines[previous + 1]) + CUT)
-        out.cut = True
+            index = end + 1
+        elif index in keep:
+            out.lines.append(_evidence_line(out, lines[index]) if index in evidence
+                             else _cut_line(out, lines[index], extra))
+            index += 1
+        else:
+            end = index
+            while end < len(lines) and end not in keep and end not in counted:
+                end += 1
+            if end - index == 1 and index not in dropped:  # a `…` for one line is no shorter than the line
+                out.lines.append(_cut_line(out, lines[index], extra))
+            else:
+                out.lines.append(_indent(lines[index]) + CUT)
+                out.cut = True
+            index = end
 
 
-def _lines_to_keep(lines: list[str], extra: set[str] | None) -> tuple[set[int], set[int]]:
+#: members a cut leaves out unless a finding names them: a task's past, long and seldom the point
+DROPPED = frozenset({"history", "stateTransitions"})
+#: the items an array keeps before the alike ones after them are counted instead of listed
+ALIKE_KEPT = 2
+#: the line that stands for a run of alike items: "… 38 more parts like these"
+ALIKE_MARK = re.compile(rf"^\s*{CUT} \d+ more .+ like these$")
+_CLOSER = re.compile(r"^\s*[\]}][\]},]*$")
+
+
+class _Outline:
+    """The nesting of a laid-out JSON text, line by line (each opening line's closing line and
+    each line's parent), found in one pass by the brackets that end and begin its lines."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.close: dict[int, int] = {}
+        self.parent: list[int] = []
+        self.closing: set[int] = set()  # lines that only close what an earlier line opened
+        stack: list[int] = []
+        for index, line in enumerate(lines):
+            stripped = line.strip()
+            opens = stripped.endswith(("{", "["))
+            if stripped[:1] in ("}", "]") and stack:
+                self.close[stack.pop()] = index
+                if not opens:
+                    self.closing.add(index)
+            self.parent.append(stack[-1] if stack else -1)
+            if opens:
+                stack.append(index)
+        for index in stack:
+            self.close[index] = len(lines) - 1
+
+    def _end(self, index: int) -> int:
+        return self.close.get(index, index)
+
+    def _key(self, index: int) -> str | None:
+        match = _KEY.match(self.lines[index])
+        return match.group(2) if match else None
+
+    def dropped(self, extra: set[str] | None) -> set[int]:
+        """The lines of the members a cut leaves out (history, state transitions)."""
+        wanted = DROPPED - (extra or set())
+        lines: set[int] = set()
+        for index in range(len(self.lines)):
+            if index not in lines and self._key(index) in wanted:
+                lines.update(range(index, self._end(index) + 1))
+        return lines
+
+    def alike(self, extra: set[str] | None) -> dict[int, tuple[int, str]]:
+        """Each array's items after its first ones that are alike one of those (the same members),
+        as runs: the run's first line, its last and the line that counts it. An item holding a
+        member a finding names is listed."""
+        runs: dict[int, tuple[int, str]] = {}
+        children: dict[int, list[int]] = {}
+        for index, parent in enumerate(self.parent):
+            if parent >= 0 and self.lines[parent].rstrip().endswith("[") and index not in self.closing:
+                children.setdefault(parent, []).append(index)
+        for array, items in children.items():
+            if len(items) <= ALIKE_KEPT + 1:
+                continue
+            shapes = {self._shape(item) for item in items[:ALIKE_KEPT]}
+            name = self._key(array) or "items"
+            run: list[int] = []
+            for item in [*items[ALIKE_KEPT:], None]:
+                if item is not None and self._shape(item) in shapes and not self._cited(item, extra):
+                    run.append(item)
+                    continue
+                last = self._end(run[-1]) if run else 0
+                if run and (len(run) > 1 or last > run[0]):  # a mark shorter than what it stands for
+                    runs[run[0]] = (last, f"{CUT} {len(run)} more {name} like these")
+                run = []
+        return runs
+
+    def _shape(self, item: int) -> tuple:
+        """What makes items alike: an object's member names, or a plain value."""
+        if not self.lines[item].rstrip().endswith(("{", "[")):
+            try:
+                value = json.loads(self.lines[item].strip().removesuffix(","))
+            except ValueError:
+                return ("value", self._key(item))
+            return ("object", *value) if isinstance(value, dict) else ("value", type(value).__name__)
+        return tuple(self._key(index) for index in range(item + 1, self._end(item))
+                     if self.parent[index] == item and index not in self.closing)
+
+    def _cited(self, item: int, extra: set[str] | None) -> bool:
+        return bool(extra) and any(self._key(index) in extra for index in range(item, self._end(item) + 1))
+
+    def closers(self, keep: set[int]) -> set[int]:
+        """The closing lines of the kept objects and arrays, where they hold nothing but brackets."""
+        return {self.close[index] for index in keep
+                if index in self.close and _CLOSER.match(self.lines[self.close[index]])}
+
+
+def _lines_to_keep(lines: list[str], extra: set[str] | None, hidden: set[int]) -> tuple[set[int], set[int]]:
     """Lines with focus keys, each with the lines that open the objects around it; and the
-    lines of a short error object, the evidence of what went wrong, not to be cut inside."""
+    lines of a short error object, the evidence of what went wrong, not to be cut inside.
+    ``hidden``: lines a cut leaves out or counts, whatever they hold."""
     wanted = set(FOCUS) | (extra or set())
     keep = {0, len(lines) - 1}
     evidence: set[int] = set()
     for index, line in enumerate(lines):
+        if index in hidden:
+            continue
         match = _KEY.match(line)
         if not match:
+            if {name for name, value in _PAIR.findall(line) if name not in STRING_ONLY or value.startswith('"')} \
+                    & wanted:  # an item kept on its line
+                keep.add(index)
+                _add_ancestors(lines, index, len(_indent(line)), keep)
             continue
         depth, key = len(match.group(1)), match.group(2)
         after = line[match.end():].lstrip()
@@ -242,7 +389,9 @@ def _lines_to_keep(lines: list[str], extra: set[str] | None) -> tuple[set[int], 
                 evidence.update(range(index, end + 1))
         if key in STRING_ONLY and not after.startswith('"'):
             continue
-        if key in wanted or (depth <= 2 and key in TOP_LEVEL):
+        inline = {name for name, value in _PAIR.findall(line[match.end():])
+                  if name not in STRING_ONLY or value.startswith('"')}  # an object kept on its line
+        if key in wanted or (depth <= 2 and key in TOP_LEVEL) or inline & wanted:
             keep.add(index)
             _add_ancestors(lines, index, depth, keep)
     return keep, evidence
@@ -294,9 +443,15 @@ def _stream(out: Listing, body: bytes, events, whole: bool, extra: set[str] | No
         cut_open = False
         for note in event.notes:
             out.lines.append(f"# {note}")
+        if out.layout and not whole and event.at is not None:  # when it came, which the capture holds
+            out.lines.append(f"# {_after(event.at)} after the request")
         raw = body[event.start:event.end].decode("utf-8", "replace")
-        for line in raw.splitlines():
-            if line.strip():
+        frame = [line for line in raw.splitlines() if line.strip()]
+        data = frame[0].removeprefix("data:").lstrip() if len(frame) == 1 and frame[0].startswith("data:") else ""
+        if data and not whole and out.layout and data != _laid_out(out, data):  # a frame laid out as a body is
+            _body(out, "data: " + _laid_out(out, data), extra)
+        else:
+            for line in frame:
                 out.lines.append(line if whole else _cut_line(out, line, extra))
         out.lines.append("")
     out.frames = first + count
@@ -483,4 +638,6 @@ def _frames(numbers: list[int]) -> str:
 
 def verbatim_pieces(line: str) -> list[str]:
     """The parts of a listing line that must appear in the capture as they are."""
+    if ALIKE_MARK.match(line):  # the count of a run of alike items: the cut's own words
+        return []
     return [piece for piece in line.split(CUT) if piece.strip()]
