@@ -89,3 +89,14 @@ def test_no_cut_is_longer_than_its_whole_laid_out():
                for one, all_of in zip(cut.exchanges, whole.exchanges, strict=True)]
     assert [(name, c, w) for name, c, w in lengths if c > w] == []
     assert sum(c for _, c, _ in lengths) < 1800  # 2,611 before
+
+
+def test_set_sentences_are_said_once_above_the_listings(tmp_path):
+    from a2a_capture.report import render
+
+    model = walkthrough.build([str(CAPTURES / "04-polling.http")])
+    html, markdown = render.render(model, "html"), render.render(model, "md")
+    for text in (html, markdown):
+        assert text.count("laid out for reading") == 1 and "laid out here for reading" not in text
+        assert text.index("laid out for reading") < text.index("### 1 · ")
+    assert walkthrough.build([str(CAPTURES / "04-polling.http")], verbatim=True).legend == ""

@@ -84,7 +84,7 @@ class Listing:
 
 
 def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | None = None,
-            late: list[Exchange] | None = None, layout: bool = False) -> tuple[Listing, str]:
+            late: list[Exchange] | None = None, layout: bool = False, legend: bool = False) -> tuple[Listing, str]:
     """The excerpt of an exchange and the note that goes with it.
 
     ``layout``: a one-line JSON body (as recorders write them) is laid out on several lines
@@ -92,6 +92,7 @@ def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | N
     ``late`` are the later blocks that show more frames of this exchange's stream (the kit
     writes them after the exchange that happened meanwhile): they are listed here, where
     the stream belongs, with their notes, and left out of the block that carries them.
+    ``legend``: the page says once what every laid-out listing would say (LEGEND); the note does not.
     """
     out = Listing(layout=layout)
     out.lines.append(_header_line(exchange))
@@ -119,7 +120,13 @@ def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | N
         out.later.append((first, out.frames, block.label))
     if exchange.late_body and exchange.late_stream is not None and exchange not in (late or []):
         out.elsewhere = exchange.late_stream
-    return out, _note(exchange, out)
+    return out, _note(exchange, out, legend)
+
+
+#: what a report says once, above its listings, instead of in the note of each
+LEGEND = ("Each listing keeps the lines that matter and marks what it leaves out with …; JSON a capture "
+          "holds on one line is laid out for reading, and each stream frame is listed under the time it "
+          "arrived.")
 
 
 def _after(seconds: float) -> str:
@@ -584,7 +591,7 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def _note(exchange: Exchange, out: Listing) -> str:
+def _note(exchange: Exchange, out: Listing, legend: bool = False) -> str:
     """Locator, then what is kept, then which frames are cut or sit elsewhere, as the manual writes."""
     where = f"Exchange {exchange.label}"
     if not out.cut:
@@ -604,7 +611,7 @@ def _note(exchange: Exchange, out: Listing) -> str:
     elif out.long_lines:
         sentences.append(f"{len(out.long_lines)} lines are cut after their first {_LINE_START} characters "
                          f"(the longest has {max(out.long_lines)}).")
-    if out.laid_out:
+    if out.laid_out and not legend:
         sentences.append("The JSON is one line in the capture and is laid out here for reading.")
     for note in out.recorder_notes:
         sentence = "The recorder " + note.removeprefix("a2a-capture ").rstrip(".")

@@ -30,7 +30,7 @@ from a2a_capture.capture.models import Exchange
 from a2a_capture.errors import SameFileTwice
 from a2a_capture.redact.mask import Masker
 from a2a_capture.report import svg
-from a2a_capture.report.excerpt import RULE_FOCUS, listing
+from a2a_capture.report.excerpt import LEGEND, RULE_FOCUS, listing
 from a2a_capture.report.facts import cut_stream, explain, outcome, short_id, silent_stream
 from a2a_capture.sources import exchanges as read_exchanges
 
@@ -168,6 +168,7 @@ class ReportModel(BaseModel):
     files_note: str = ""  # ", each a session of its own": prose after the files, never a path
     tool: str = f"a2a-capture {__version__}"
     whole: bool = False
+    legend: str = ""  # what every listing's note would say, said once above them
     long: bool = False
     only_flagged: bool = False
     masked: bool = True
@@ -491,6 +492,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         files=[_relative(file) for file in files],
         files_label=_files_label(files), files_note=_sessions_label(len(sessions) if groups else 1, len(files)),
         whole=whole,
+        legend="" if verbatim else LEGEND,
         long=order > LONG_SESSION,
         only_flagged=only_flagged,
         masked=masker is not None,
@@ -543,7 +545,8 @@ def _walk(reader: _Session, flagged: list[str], *, whole: bool, verbatim: bool,
             continue
         focus = set().union(*(RULE_FOCUS.get(f.rule, set()) for f in here)) if here else None
         late = [block for block, _ in entry.late] or ([exchange] if entry.own_late else [])
-        text, note = listing(exchange, whole=whole, extra_keys=focus, late=late, layout=not verbatim)
+        text, note = listing(exchange, whole=whole, extra_keys=focus, late=late, layout=not verbatim,
+                             legend=not verbatim)
         notes = explain(facts)
         if notes:
             note = f"{note} {' '.join(notes)}"
