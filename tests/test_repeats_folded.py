@@ -60,3 +60,42 @@ def test_the_loop_frame_holds_its_arrow_inside_the_figure(browser, tmp_path):
         for left, top, right, bottom in inner:
             assert frame[0] <= left and right <= frame[2] + 0.5 and frame[1] <= top and bottom <= frame[3] + 0.5
     page.close()
+
+
+def test_the_ten_wasted_polls_are_one_line_of_the_findings_list(tmp_path):
+    """Ten findings, one line: its name, the first message, and a link to each other exchange,
+    each with the anchor its exchange's "back to the finding" points at."""
+    from a2a_capture.report import render
+
+    model = walkthrough.build([_polls(tmp_path)])
+    (group,) = model.rules
+    assert group.count == 10 and [line.count for line in group.lines] == [10]
+    assert group.lines[0].said == "GetTask ×10, all wasted"
+    html = render.render(model, "html")
+    assert html.count('<strong class="run">GetTask ×10, all wasted</strong>') == 1
+    for number in range(1, 11):
+        assert html.count(f'id="finding-{number}"') == 1 and f'href="#finding-{number}"' in html
+    markdown = render.render(model, "md")
+    assert "**GetTask ×10, all wasted**" in markdown and "[12](#ex-12))" in markdown
+    two = walkthrough.build([_polls(tmp_path, 2)])
+    assert [line.count for line in two.rules[0].lines] == [1, 1]
+
+
+@pytest.mark.browser
+def test_the_run_line_keeps_its_links_on_screen(browser, tmp_path):
+    out = tmp_path / "report.html"
+    assert run("report", _polls(tmp_path), "-o", str(out)).returncode == 0
+    page, _ = open_page(browser, out)
+    for width in (1400, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        item = page.locator("#findings li#finding-1")
+        box = item.bounding_box()
+        assert item.locator("strong.run").inner_text() == "GetTask ×10, all wasted"
+        links = item.locator(".run-exchanges a")
+        assert links.count() == 9
+        last = links.last.bounding_box()
+        assert box["x"] <= last["x"] and last["x"] + last["width"] <= box["x"] + box["width"] + 1
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.click("a[href='#finding-7']")  # exchange 9's "back to the finding"
+    assert page.evaluate("location.hash") == "#finding-7"
+    page.close()

@@ -65,6 +65,7 @@ class FindingView(BaseModel):
     related_says: str = "Already answered by"
     #: what its exchange's round trip was, as the analysis counts it: "wasted", "fragile" or None
     round_trip: str | None = None
+    operation: str = ""  # its exchange's A2A operation, what a run of alike findings is named by
 
 
 class ExchangeView(BaseModel):
@@ -106,6 +107,23 @@ class AgentView(BaseModel):
     anchor: str
 
 
+class FindingLine(BaseModel):
+    """A line of the findings list: one finding, or a run of alike ones (the same rule and message
+    on the same operation, one after another), each still a finding with its own anchor."""
+
+    finding: FindingView
+    alike: list[FindingView] = Field(default_factory=list)  # the rest of the run
+    said: str = ""  # a run's name: "GetTask ×10, all wasted"
+
+    @property
+    def count(self) -> int:
+        return 1 + len(self.alike)
+
+
+#: the fewest alike findings in a row that the findings list gives one line
+MIN_RUN = 3
+
+
 class RuleGroup(BaseModel):
     rule: str
     severity: str
@@ -120,6 +138,7 @@ class RuleGroup(BaseModel):
     share: int | None = None
     first: str  # anchor of the first exchange
     findings: list[FindingView]
+    lines: list[FindingLine] = Field(default_factory=list)  # the findings as the list shows them
 
 
 class TaskView(BaseModel):
@@ -428,6 +447,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         here = views_of(entry.found)
         for view in here:  # what its round trip was, as the analysis counted it
             view.round_trip = facts.round_trip
+            view.operation = facts.operation or ""
         finding_views += here
         if here:
             flagged.append(place)
@@ -757,9 +777,32 @@ def _rule_groups(findings: list[FindingView], judged: bool, summary: Summary) ->
         group.new += finding.new
     for group in groups.values():  # new findings first, so a reviewer sees what the baseline lacks
         group.findings.sort(key=lambda f: not f.new)
+        group.lines = _finding_lines(group.findings)
         group.share = _share(group, summary)
     return sorted(groups.values(), key=lambda g: (-(g.new if judged else 0), _SEVERITY_ORDER[g.severity],
                                                   -g.count, g.rule))
+
+
+def _finding_lines(findings: list[FindingView]) -> list[FindingLine]:
+    """The findings list's lines: a run of MIN_RUN or more alike findings in a row is one."""
+    lines: list[FindingLine] = []
+    for alike, run in itertools.groupby(findings, key=_alike_finding):
+        run = list(run)
+        if alike is None or len(run) < MIN_RUN:
+            lines += [FindingLine(finding=finding) for finding in run]
+            continue
+        outcomes = {finding.outcome for finding in run}
+        how = f", all {run[0].outcome}" if len(outcomes) == 1 and run[0].outcome != "advice" else ""
+        lines.append(FindingLine(finding=run[0], alike=run[1:], said=f"{run[0].operation} ×{len(run)}{how}"))
+    return lines
+
+
+def _alike_finding(finding: FindingView) -> tuple | None:
+    """What makes findings alike: the same message and outcome on the same operation, in the same
+    file (None: a finding on no operation, never folded)."""
+    if not finding.operation:
+        return None
+    return (finding.message, finding.outcome, finding.new, finding.operation, finding.anchor.rsplit("ex-", 1)[0])
 
 
 def _share(group: RuleGroup, summary: Summary) -> int | None:
