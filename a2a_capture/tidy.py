@@ -35,8 +35,10 @@ _GIST_WORDS = 4
 _RECORDER_NOTE = re.compile(r"^a2a-capture ")
 
 
-def tidy(paths: list[str], *, names: bool = False, show_secrets: bool = False) -> Capture:
-    """One documentation capture from the exchanges of ``paths``, in order."""
+def tidy(paths: list[str], *, names: bool = False, show_secrets: bool = False, repeats: bool = False) -> Capture:
+    """One documentation capture from the exchanges of ``paths``, in order. A run of MIN_RUN or
+    more calls of one operation on one task keeps its first, its last and each call whose
+    outcome changed, with a note saying how many were left out (``repeats``: all are kept)."""
     files = [os.fspath(path) for path in paths]
     analysis = analyze(files)
     notes: dict[tuple[str, str], list[str]] = {}
@@ -47,23 +49,75 @@ def tidy(paths: list[str], *, names: bool = False, show_secrets: bool = False) -
     counters = {"exchange": 0, "webhook": 0}
     numbers: dict[tuple[str, int], int] = {}
     for file in files:
+        read = []
         for exchange in read_exchanges(file):
             if masker:
                 exchange = masker.exchange(exchange)
-            call = decode(exchange, file)
+            read.append((exchange, decode(exchange, file)))
+        folded = {} if repeats else _folded(read)
+        left_out: list[Exchange] = []
+        for exchange, call in read:
+            found = notes.get((file, exchange.label), [])
+            if masker:  # a finding's words come from the raw capture
+                found = [masker.text(note) for note in found]
+            if exchange.label in folded:
+                left_out.append(exchange)
+                notes.setdefault((file, folded[exchange.label]), [])
+                notes[(file, folded[exchange.label])] += [note for note in notes.get((file, exchange.label), [])
+                                                         if note not in notes[(file, folded[exchange.label])]]
+                continue
             kind = "webhook" if exchange.webhook else "exchange"
             counters[kind] += 1
             if not exchange.webhook:
                 numbers[(file, exchange.number)] = counters[kind]
             late = numbers.get((file, exchange.late_stream)) if exchange.late_stream is not None else None
-            found = notes.get((file, exchange.label), [])
-            if masker:  # a finding's words come from the raw capture
-                found = [masker.text(note) for note in found]
-            result.append(_tidy_exchange(exchange, call, counters[kind], late, found))
+            tidied = _tidy_exchange(exchange, call, counters[kind], late, found)
+            if left_out:
+                tidied.notes.insert(0, _left_out_note(left_out, call))
+                left_out = []
+            result.append(tidied)
     capture = Capture(exchanges=result)
     if names:
         capture = _short_names(capture)
     return capture
+
+
+#: the shortest run of alike calls that tidy folds to its first and last
+MIN_RUN = 3
+
+
+def _folded(read: list[tuple[Exchange, Call]]) -> dict[str, str]:
+    """The calls a run leaves out, each mapped to the label of the call kept after it (which
+    carries the note and their findings): in each run of MIN_RUN or more calls in a row of one
+    operation on one task, all but the first, the last and each whose outcome changed."""
+    keys, outcomes = [], []
+    for exchange, call in read:
+        facts = exchange_facts(exchange, call)
+        alike = not exchange.webhook and facts.operation and facts.task_id and not facts.events \
+            and exchange.late_stream is None and not exchange.late_body
+        keys.append((facts.operation, facts.task_id) if alike else None)
+        outcomes.append(outcome(facts))
+    folded: dict[str, str] = {}
+    start = 0
+    while start < len(read):
+        end = start + 1
+        while keys[start] is not None and end < len(read) and keys[end] == keys[start]:
+            end += 1
+        if end - start >= MIN_RUN:
+            kept = [k for k in range(start, end) if k in (start, end - 1) or outcomes[k] != outcomes[k - 1]]
+            for k in range(start, end):
+                if k not in kept:
+                    folded[read[k][0].label] = read[min(j for j in kept if j > k)][0].label
+        start = end
+    return folded
+
+
+def _left_out_note(left_out: list[Exchange], call: Call) -> str:
+    first, last = left_out[0].label, left_out[-1].label
+    which = f"exchange {first}" if first == last else f"exchanges {first} to {last}"
+    calls = "call" if len(left_out) == 1 else "calls"
+    return (f"{len(left_out)} more {call.operation} {calls} on this task ({which} of the recording), answered "
+            "as the one before, are left out here; tidy --repeats keeps them.")
 
 
 def write(paths: list[str], output: str, **options) -> Capture:

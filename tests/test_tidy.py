@@ -87,3 +87,19 @@ def test_the_documentation_examples_read_as_they_should():
     assert len((docs / "example-summary.md").read_bytes()) < 64 * 1024
     listings = (docs / "example-listings.md").read_text()
     assert listings.count("```listing\ntitle: ") == listings.count("\nnote: Exchange ") > 0
+
+
+def test_tidy_keeps_the_first_and_last_poll_of_a_run_and_says_how_many_were_left_out(tmp_path):
+    source = CAPTURES / "04-polling.http"
+    out = tidied(tmp_path, source)
+    capture = read_capture(out)
+    assert [e.title for e in capture.exchanges] == ["discover test-runner", "SendMessage: slow: run the full",
+                                                    "GetTask: working", "GetTask: completed"]
+    assert capture.exchanges[3].notes[0].startswith(
+        "8 more GetTask calls on this task (exchanges 4 to 11 of the recording), answered as the one before, "
+        "are left out here; tidy --repeats keeps them.")
+    notes = [note for e in capture.exchanges for note in e.trailing_notes]
+    assert any(note.startswith("poll-while-push-or-stream: ") for note in notes)  # exchange 4's, kept with the note
+    assert out.stat().st_size < 8_000  # 23 KB with every poll
+    every = read_capture(tidied(tmp_path, source, extra=["--repeats"]))
+    assert len(every.exchanges) == 12 and not any("left out" in n for e in every.exchanges for n in e.notes)
