@@ -111,3 +111,22 @@ def test_the_timeline_marks_every_poll_and_stays_inside_its_figure(browser, tmp_
         labels = page.locator("svg.timeline text.legend").all_text_contents()
         assert "#121" not in labels and "#13" not in labels
         page.close()
+
+
+def test_a_capture_with_no_times_draws_its_statuses_timestamps(tmp_path):
+    """Kit style (no `#@ start:`): every status with a timestamp puts the timeline on that clock;
+    one state without one leaves it in exchange order."""
+    def stamped(state, at):
+        return {"id": "t-1", "contextId": "c-1", "status": {"state": state, "timestamp": at}}
+
+    blocks = [rpc(1, "SendMessage", {"message": {"messageId": "m", "parts": []}},
+                  result={"task": stamped("TASK_STATE_SUBMITTED", "2026-10-06T09:00:00.000Z")}),
+              rpc(2, "GetTask", {"id": "t-1"}, result=stamped("TASK_STATE_WORKING", "2026-10-06T09:00:01.500Z")),
+              rpc(3, "GetTask", {"id": "t-1"}, result=stamped("TASK_STATE_COMPLETED", "2026-10-06T09:00:04.000Z"))]
+    model = walkthrough.build([str(write(tmp_path, *blocks))])
+    assert "seconds since the first state, from each status's timestamp" in model.timeline_svg
+    assert "+1.50 s" in model.timeline_text[0] and "+4.00 s" in model.timeline_text[0]
+    assert ">4 s<" in model.timeline_svg and ">#1<" not in model.timeline_svg
+    blocks[2] = rpc(3, "GetTask", {"id": "t-1"}, result=task("t-1", "TASK_STATE_COMPLETED"))
+    plain = walkthrough.build([str(write(tmp_path, *blocks, name="plain.http"))])
+    assert "exchange order (the capture records no times)" in plain.timeline_svg and "+" not in plain.timeline_text[0]

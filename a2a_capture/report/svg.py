@@ -348,7 +348,8 @@ def _positions(marks: list[Mark], timed: bool, origin: float) -> list[float]:
 
 def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: bool, total: int,
              each_session: bool = False, narrow: bool = False, tasks_total: int | None = None,
-             seen: dict[str, list[Mark]] | None = None, until: float | None = None) -> str:
+             seen: dict[str, list[Mark]] | None = None, until: float | None = None,
+             clock: str = "recorded") -> str:
     """One row per task: each state a bar from when it was seen until the next one
     (``each_session``: times count from each independent session's first request); ``narrow``
     for a phone: as wide as its screen, rows named by the task alone (the agent in its title),
@@ -377,7 +378,7 @@ def timeline(tasks: dict[str, list[Mark]], owners: dict[str, str], *, timed: boo
              f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="group" '
              'aria-label="Task states over the session">']
     parts += _axis(left, width - right, top - 8, top + row_height * len(rows), span, scale, timed, each_session,
-                   ticks=3 if narrow else 6)
+                   ticks=3 if narrow else 6, clock=clock)
     for index, (task, marks) in enumerate(rows):
         y = top + index * row_height
         owner = owners.get(task, "")
@@ -439,7 +440,9 @@ def _starts(xs: list[float], left: float, limit: float, min_bar: float) -> list[
 
 
 def _axis(x0: float, x1: float, y: float, bottom: float, span: float, scale: float, timed: bool,
-          each_session: bool = False, ticks: int = 6) -> list[str]:
+          each_session: bool = False, ticks: int = 6, clock: str = "recorded") -> list[str]:
+    """The time axis; ``clock``: "recorded" (the capture's times) or "status" (the bodies'
+    status timestamps, for a capture with none of its own)."""
     parts = [f'<line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" class="axis"/>']
     step = _nice_step(span / ticks) if timed else max(1, round(_nice_step(span / ticks)))
     tick = 0.0
@@ -450,8 +453,9 @@ def _axis(x0: float, x1: float, y: float, bottom: float, span: float, scale: flo
                      f'<text x="{x:.1f}" y="{y - 8}" text-anchor="middle" class="legend">{label}</text>')
         tick += step
     first = "each session's first request" if each_session else "the first request"
-    caption = (f"seconds since {first}, from the recorded times" if timed
-               else "exchange order (the capture has no timestamps)")
+    caption = (f"seconds since {first}, from the recorded times" if timed and clock == "recorded"
+               else "seconds since the first state, from each status's timestamp" if timed
+               else "exchange order (the capture records no times)")
     if ticks < 6:  # narrow: the caption in two lines, from the left edge
         head, _, tail = caption.partition(", " if timed else " (")
         tail = tail if timed else f"({tail}"

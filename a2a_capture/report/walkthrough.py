@@ -17,16 +17,18 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from a2a_capture import __version__
+from a2a_capture import __version__, nesting
+from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card
 from a2a_capture.a2a.decode import decode
 from a2a_capture.a2a.grpc import response_status
+from a2a_capture.a2a.states import may_name
 from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import Analysis, Analyzer, Summary, round_trip_of
 from a2a_capture.analyze.facts import ExchangeFacts, exchange_facts
 from a2a_capture.analyze.findings import Finding
 from a2a_capture.batch.analysis import join
-from a2a_capture.capture.models import Exchange
+from a2a_capture.capture.models import Exchange, parse_time
 from a2a_capture.errors import SameFileTwice
 from a2a_capture.redact.mask import Masker
 from a2a_capture.report import svg
@@ -436,6 +438,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
     session_marks: list[svg.Mark] = []  # the drawn marks of the session being read, timed from its first request
     session_start: float | None = None
     current = 0
+    recorded = False  # some exchange has its recorded time
     for session, entry in reader.entries(summaries=True):
         if session != current:
             _from_start(session_marks, session_start, len(sessions))
@@ -468,7 +471,10 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
                              file=reader.stems[file] if several else "", failed=facts.failed,
                              duration=facts.duration, alike=_alike(exchange, facts, ending)), session)
         # states: from the response (and its frames), and from frames shown late for an earlier stream
+        stamps = _status_stamps(exchange) if facts.started is None and facts.states else {}
+        recorded = recorded or facts.started is not None
         for task, state, at in facts.states:
+            at = stamps.get((task, state)) if at is None else at  # a capture with no times: the body's
             mark = tasks.mark(task, state, order, at, place, name)
             if mark is not None:
                 session_marks.append(mark)
@@ -507,6 +513,11 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
     by_session = arrows.earliest() if timed and multi else arrows.first
     drawn = arrows.earliest() if timed and (multi or arrows.all_times) else arrows.first
     shown_tasks = tasks.shown()
+    # a capture with no recorded times whose every drawn state has its body's status.timestamp: the
+    # timeline on that clock
+    stamped = not recorded and not multi and bool(shown_tasks) and all(
+        mark.at is not None for marks in [*shown_tasks.values(), *tasks.seen().values()] for mark in marks)
+    clock = "status" if stamped else "recorded"
     report = ReportModel(
         title=title or _title(files),
         files=[_relative(file) for file in files],
@@ -527,14 +538,15 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
                                   all_times=arrows.all_times),
         sequence_narrow_svg=svg.sequence(lifelines, drawn, timed=timed and not multi, narrow=True,
                                          total=len(arrows), all_times=arrows.all_times),
-        timeline_svg=svg.timeline(shown_tasks, task_owner, timed=timed, total=order, each_session=multi,
+        timeline_svg=svg.timeline(shown_tasks, task_owner, timed=timed or stamped, total=order, each_session=multi,
+                                  clock=clock,
                                   tasks_total=len(tasks), seen=tasks.seen(), until=None if multi else arrows.until),
-        timeline_narrow_svg=svg.timeline(shown_tasks, task_owner, timed=timed, total=order,
+        timeline_narrow_svg=svg.timeline(shown_tasks, task_owner, timed=timed or stamped, total=order, clock=clock,
                                          each_session=multi, narrow=True, tasks_total=len(tasks), seen=tasks.seen(),
                                          until=None if multi else arrows.until),
         sequence_mermaid=svg.mermaid(lifelines, by_session[:svg.MAX_MERMAID], timed=timed and not multi,
                                      total=len(arrows)),
-        timeline_text=svg.timeline_text(shown_tasks, task_owner, timed=timed, each_session=multi,
+        timeline_text=svg.timeline_text(shown_tasks, task_owner, timed=timed or stamped, each_session=multi,
                                         total=len(tasks), origin=tasks.earliest_at),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
         several=several,
@@ -542,6 +554,47 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
     )
     # the listings come from masked exchanges; the rest (agents, cards, diagrams) from the analysis of the raw ones
     return masker.model(report, skip=frozenset({"listing"})) if masker else report
+
+
+def _status_stamps(exchange) -> dict[tuple[str, str], float]:
+    """Each (task, state) of an answer and its frames with the time its status says
+    (`status.timestamp`), for a capture that recorded none of its own."""
+    response = exchange.response
+    if response is None or not response.body:
+        return {}
+    if response.is_event_stream:
+        texts = [event.data for event in response.events if event.data]
+    else:
+        texts = [response.content]
+    stamps: dict[tuple[str, str], float] = {}
+    for text in texts:
+        if not may_name(text if isinstance(text, str) else text.decode("utf-8", "replace"), "timestamp"):
+            continue
+        try:
+            document = nesting.loads(text)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        _stamps_in(document, stamps, 0)
+    return stamps
+
+
+def _stamps_in(value, stamps: dict[tuple[str, str], float], depth: int) -> None:
+    if depth > 32:
+        return
+    if isinstance(value, dict):
+        status = value.get("status")
+        task = value.get("taskId") or value.get("id")
+        if isinstance(status, dict) and isinstance(task, str):
+            state = spec.canonical_state(status.get("state"))
+            when = parse_time(status.get("timestamp")) if isinstance(status.get("timestamp"), str) else None
+            if state and when is not None:
+                stamps.setdefault((task, state), when.timestamp())
+        for key, child in value.items():
+            if key not in ("history", "artifacts") and isinstance(child, dict | list):
+                _stamps_in(child, stamps, depth + 1)
+    elif isinstance(value, list):
+        for child in value:
+            _stamps_in(child, stamps, depth + 1)
 
 
 def _from_start(marks: list[svg.Mark], start: float | None, sessions: int) -> None:
