@@ -20,6 +20,7 @@ from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.capture import capture_bytes
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
+from a2a_capture.capture.notes import CARD_REWRITTEN
 from a2a_capture.redact.mask import Masker
 from a2a_capture.report.facts import outcome
 from a2a_capture.sources import exchanges as read_exchanges
@@ -54,6 +55,7 @@ def tidy(paths: list[str], *, names: bool = False, show_secrets: bool = False, r
             if masker:
                 exchange = masker.exchange(exchange)
             read.append((exchange, decode(exchange, file)))
+        read = _after_their_calls(read)
         folded = {} if repeats else _folded(read)
         left_out: list[Exchange] = []
         for exchange, call in read:
@@ -80,6 +82,28 @@ def tidy(paths: list[str], *, names: bool = False, show_secrets: bool = False, r
     if names:
         capture = _short_names(capture)
     return capture
+
+
+def _after_their_calls(read: list[tuple[Exchange, Call]]) -> list[tuple[Exchange, Call]]:
+    """The exchanges in the order a reader follows them: a webhook that came while a call was
+    still open (written before it, since the recorder writes an exchange when it ends) moves
+    after the calls that had started before it came."""
+    ordered = list(read)
+    index = 0
+    while index < len(ordered):
+        exchange = ordered[index][0]
+        came = exchange.meta.started_at if exchange.webhook else None
+        later = index
+        while came is not None and later + 1 < len(ordered):
+            following = ordered[later + 1][0]
+            if following.webhook or following.meta.started_at is None or following.meta.started_at >= came:
+                break
+            later += 1
+        if later > index:
+            ordered.insert(later, ordered.pop(index))
+            continue  # the exchange now at ``index`` is the next to look at
+        index += 1
+    return ordered
 
 
 #: the shortest run of alike calls that tidy folds to its first and last
@@ -129,12 +153,16 @@ def write(paths: list[str], output: str, **options) -> Capture:
 
 def _tidy_exchange(exchange: Exchange, call: Call, number: int, late: int | None, found: list[str]) -> Exchange:
     request = exchange.request
-    tidy_request = Request(method=request.method, target=request.target,
-                           headers=_kept(request.headers, KEPT_REQUEST), body=_pretty(request.content))
+    headers = _kept(request.headers, KEPT_REQUEST)
+    if exchange.meta.server:  # the agent's address, not the recorder's listener the client was pointed at
+        headers = [(name, exchange.meta.server if name == "Host" else value) for name, value in headers]
+    tidy_request = Request(method=request.method, target=request.target, headers=headers,
+                           body=_pretty(request.content))
     response = None
     if exchange.response is not None:
         original = exchange.response
-        body = _frames(original.content) if original.is_event_stream else _pretty(original.content)
+        content = _restored(original.content, exchange.notes)
+        body = _frames(content) if original.is_event_stream else _pretty(content)
         response = Response(status=original.status, reason=original.reason or "",
                             headers=_kept(original.headers, KEPT_RESPONSE), body=body)
     kept_notes = [note for note in exchange.notes if not _RECORDER_NOTE.match(note)]
@@ -148,6 +176,22 @@ def _tidy_exchange(exchange: Exchange, call: Call, number: int, late: int | None
         trailing_notes=[*exchange.trailing_notes, *found],
         meta=ExchangeMeta(),
     )
+
+
+#: the recorder's note on a card it pointed at its listener: the card's own URL, and the listener's
+_REWROTE = re.compile(re.escape(CARD_REWRITTEN).replace(re.escape("{old}"), r"(\S+)").replace(
+    re.escape("{new}"), r"(\S+)"))
+
+
+def _restored(body: bytes, notes: list[str]) -> bytes:
+    """A card as the agent served it: each interface URL the recorder rewrote to its listener
+    (as its note says) given back."""
+    for note in notes:
+        match = _REWROTE.fullmatch(note.rstrip("."))
+        if match:
+            old, new = (json.dumps(url).encode() for url in match.groups())
+            body = body.replace(new, old)
+    return body
 
 
 def _kept(headers: list[tuple[str, str]], wanted: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -222,7 +266,9 @@ def _gist(call: Call) -> str:
 
 
 def _short_names(capture: Capture) -> Capture:
-    """Every id replaced by `task-1`, `context-1`, ... in the order they first appear."""
+    """Every id replaced by `task-1`, `context-1`, ... in the order they first appear (a whole
+    value only: an artifact named `log.txt` keeps its name though its id is `log`), and the
+    JSON-RPC ids numbered 1, 2, 3 as the kit numbers them."""
     found: dict[str, str] = {}
     counts: dict[str, int] = {}
     for exchange in capture.exchanges:
@@ -231,15 +277,19 @@ def _short_names(capture: Capture) -> Capture:
                 if value not in found and not value.startswith("[redacted"):
                     counts[kind] = counts.get(kind, 0) + 1
                     found[value] = f"{kind}-{counts[kind]}"
+    capture = _numbered_calls(capture)
     if not found:
         return capture
-    pattern = re.compile("|".join(re.escape(value) for value in sorted(found, key=len, reverse=True)))
+    alternatives = "|".join(re.escape(value) for value in sorted(found, key=len, reverse=True))
+    quoted = re.compile(f'"({alternatives})"')  # in JSON: the whole string
+    bare = re.compile(rf"(?<![\w.-])({alternatives})(?![\w.-])")  # in a path, a title or a note: the whole word
 
     def swap(text: str) -> str:
-        return pattern.sub(lambda match: found[match.group(0)], text)
+        return bare.sub(lambda match: found[match.group(1)], text)
 
     def swap_bytes(body: bytes) -> bytes:
-        return swap(body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+        text = body.decode("utf-8", "surrogateescape")
+        return quoted.sub(lambda match: f'"{found[match.group(1)]}"', text).encode("utf-8", "surrogateescape")
 
     exchanges = []
     for exchange in capture.exchanges:
@@ -247,11 +297,55 @@ def _short_names(capture: Capture) -> Capture:
             "target": swap(exchange.request.target), "body": swap_bytes(exchange.request.body),
             "headers": [(name, swap(value)) for name, value in exchange.request.headers]})
         update = {"request": request, "title": swap(exchange.title), "late_body": swap_bytes(exchange.late_body),
-                  "trailing_notes": [swap(note) for note in exchange.trailing_notes]}
+                  "trailing_notes": [swap(note) for note in exchange.trailing_notes],
+                  "notes": [swap(note) for note in exchange.notes]}
         if exchange.response is not None:
             update["response"] = exchange.response.model_copy(update={"body": swap_bytes(exchange.response.body)})
         exchanges.append(exchange.model_copy(update=update))
     return capture.model_copy(update={"exchanges": exchanges})
+
+
+def _numbered_calls(capture: Capture) -> Capture:
+    """Each JSON-RPC call's id as 1, 2, 3 in the order the calls were made, in its request, its
+    answer and its frames."""
+    numbers: dict[object, int] = {}
+    exchanges = []
+    for exchange in capture.exchanges:
+        request = _json(exchange.request.body)
+        if not (isinstance(request, dict) and "jsonrpc" in request and "id" in request) or exchange.webhook:
+            exchanges.append(exchange)
+            continue
+        key = json.dumps(request["id"])
+        number = numbers.setdefault(key, len(numbers) + 1)
+        update = {"request": exchange.request.model_copy(update={"body": _renumbered(exchange.request.body, number)})}
+        response = exchange.response
+        if response is not None and response.body:
+            frames = response.is_event_stream
+            body = _renumbered_frames(response.body, key, number) if frames else \
+                _renumbered(response.body, number, key)
+            update["response"] = response.model_copy(update={"body": body})
+        exchanges.append(exchange.model_copy(update=update))
+    return capture.model_copy(update={"exchanges": exchanges})
+
+
+def _renumbered(body: bytes, number: int, key: str | None = None) -> bytes:
+    """A tidy JSON-RPC body with its id ``number`` (an answer only where its id was ``key``)."""
+    value = _json(body)
+    if not isinstance(value, dict) or "id" not in value or (key is not None and json.dumps(value["id"]) != key):
+        return body
+    value["id"] = number
+    return json.dumps(value, indent=2, ensure_ascii=False).encode()
+
+
+def _renumbered_frames(body: bytes, key: str, number: int) -> bytes:
+    frames = []
+    for frame in body.decode("utf-8", "surrogateescape").split("\n\n"):
+        value = _json(frame.removeprefix("data: ")) if frame.startswith("data: ") else None
+        if isinstance(value, dict) and "id" in value and json.dumps(value["id"]) == key:
+            value["id"] = number
+            frame = "data: " + json.dumps(value, ensure_ascii=False)
+        frames.append(frame)
+    return "\n\n".join(frames).encode("utf-8", "surrogateescape")
 
 
 def _documents(exchange: Exchange):
