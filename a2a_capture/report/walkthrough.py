@@ -101,7 +101,8 @@ class ExchangeView(BaseModel):
 
 class AgentView(BaseModel):
     name: str
-    origin: str
+    origin: str  # the agent's own, where the capture says which server the recorder passed calls to
+    listener: str = ""  # the recorder's address the client called instead, when it had one
     interfaces: list[str]
     capabilities: list[str]
     skills: list[str]
@@ -439,6 +440,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
     session_start: float | None = None
     current = 0
     recorded = False  # some exchange has its recorded time
+    addresses = _Addresses()
     for session, entry in reader.entries(summaries=True):
         if session != current:
             _from_start(session_marks, session_start, len(sessions))
@@ -456,16 +458,18 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
             flagged.append(place)
         ending, _, events, _ = _ending(entry)
         name = reader.name(file, exchange.label)
+        if facts.agent and exchange.meta.server:
+            addresses.learn(facts.agent, exchange.meta.server)
         if facts.card is not None and facts.agent and facts.agent not in agents:
-            agents[facts.agent] = _agent_view(facts.card, facts.agent, place)
-        lifeline = _lifeline(facts, agents)
+            agents[facts.agent] = addresses.agent_view(_agent_view(facts.card, facts.agent, place))
+        lifeline = addresses.text(_lifeline(facts, agents))
         if exchange.webhook:
             lifeline = facts.task_id or ""  # resolved below, once every task's agent is known
         else:
             for task in [facts.task_id, *(t for t, _, _ in facts.states)]:
                 if task:
                     task_owner.setdefault(task, lifeline)
-        arrows.add(svg.Arrow(anchor=place, label=_arrow_label(exchange, facts), lifeline=lifeline,
+        arrows.add(svg.Arrow(anchor=place, label=addresses.text(_arrow_label(exchange, facts)), lifeline=lifeline,
                              answer=ending, wasted=any(f.wasted for f in here), events=events,
                              webhook=exchange.webhook, name=name, time=facts.started,
                              file=reader.stems[file] if several else "", failed=facts.failed,
@@ -505,7 +509,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
     shown = len(flagged) if only_flagged else order
 
     def walk() -> Iterator[ExchangeView]:
-        return _walk(reader, flagged, whole=whole, verbatim=verbatim, only_flagged=only_flagged)
+        return _walk(reader, flagged, whole=whole, verbatim=verbatim, only_flagged=only_flagged, addresses=addresses)
 
     multi = len(sessions) > 1
     # the diagrams' arrows: independent sessions one after another, each in time order; one session's
@@ -606,7 +610,7 @@ def _from_start(marks: list[svg.Mark], start: float | None, sessions: int) -> No
 
 
 def _walk(reader: _Session, flagged: list[str], *, whole: bool, verbatim: bool,
-          only_flagged: bool) -> Iterator[ExchangeView]:
+          only_flagged: bool, addresses: _Addresses) -> Iterator[ExchangeView]:
     """The walkthrough: each exchange's view with its listing, made as the captures are read again."""
     views_of = reader.finding_views()
     masker = reader.masker
@@ -628,7 +632,7 @@ def _walk(reader: _Session, flagged: list[str], *, whole: bool, verbatim: bool,
         view = ExchangeView(
             anchor=reader.anchor(file, exchange.label), file=_relative(file), name=reader.name(file, exchange.label),
             label=exchange.label,
-            heading=f"{exchange.label} · {exchange.title}" if exchange.title else exchange.label,
+            heading=f"{exchange.label} · {addresses.text(exchange.title)}" if exchange.title else exchange.label,
             method=exchange.request.method, target=exchange.request.target,
             status=response.status if response is not None else None, events=events,
             grpc_status=grpc_status,
@@ -644,6 +648,33 @@ def _walk(reader: _Session, flagged: list[str], *, whole: bool, verbatim: bool,
             nth += 1
         # the listing comes from the masked exchange; the rest (findings, outcome, notes) from the raw one's analysis
         yield masker.model(view, skip=frozenset({"listing"})) if masker else view
+
+
+class _Addresses:
+    """The recorder's listeners and the agents behind them, as each exchange's `#@ server:` says,
+    so the figures, titles and agents name the agent, not the address the client was pointed at."""
+
+    def __init__(self) -> None:
+        self._agent: dict[str, str] = {}  # listener host:port -> agent host:port
+
+    def learn(self, origin: str, server: str) -> None:
+        listener = origin.split("://", 1)[-1].split("/", 1)[0]
+        if listener != server and len(self._agent) < 1024:
+            self._agent.setdefault(listener, server)
+
+    def text(self, text: str) -> str:
+        for listener, agent in self._agent.items():
+            if listener in text:
+                text = re.sub(rf"(?<![\w.]){re.escape(listener)}(?!\d)", agent, text)
+        return text
+
+    def agent_view(self, view: AgentView) -> AgentView:
+        origin = self.text(view.origin)
+        if origin == view.origin:
+            return view
+        return view.model_copy(update={"origin": origin, "listener": view.origin,
+                                       "name": self.text(view.name),
+                                       "interfaces": [self.text(item) for item in view.interfaces]})
 
 
 class _Arrows:
