@@ -21,6 +21,9 @@ _SUFFIXES = {"html": "html", "htm": "html", "md": "markdown", "markdown": "markd
 @click.option("--summary", is_flag=True,
               help="Markdown: only the verdict and the findings by rule, under 64 KB, for a pull-request "
                    "comment or a CI step summary.")
+@click.option("--link-base", metavar="URL",
+              help="--summary: link each exchange it names to the full report at URL (its anchors); "
+                   "without it the summary names them in plain text.")
 @click.option("--listings", is_flag=True,
               help="Markdown: each exchange as a documentation listing block (title, source, lang, note, body).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, exists=True),
@@ -32,7 +35,7 @@ _SUFFIXES = {"html": "html", "htm": "html", "md": "markdown", "markdown": "markd
                    "report.css, report.md.j2, report.summary.md.j2, report.listings.md.j2, ...).")
 @click.option("--whole/--no-whole", default=False, help="Show every exchange whole instead of cut to what matters.")
 @click.option("--title", help="The report's title (default: the file names).")
-def report_command(files, output, output_format, summary, listings, baseline_path, only_flagged, redact,
+def report_command(files, output, output_format, summary, link_base, listings, baseline_path, only_flagged, redact,
                    templates, whole, title, sessions):
     """Write an annotated walkthrough of capture FILES (one session, in the order given;
     with --each-file or --each-folder, independent sessions). The report is written as the
@@ -59,6 +62,8 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
         raise click.UsageError("--summary and --listings write different files; choose one")
     if (summary or listings) and output_format != "markdown":
         raise click.UsageError(f"--{'summary' if summary else 'listings'} writes Markdown: name the output *.md")
+    if link_base and not summary:
+        raise click.UsageError("--link-base is for --summary: the full report links within itself")
     accepted = None
     if baseline_path:
         from a2a_capture.replay import baseline
@@ -72,6 +77,8 @@ def report_command(files, output, output_format, summary, listings, baseline_pat
     model = walkthrough.build(files, config=settings.load(), whole=whole, title=title, accepted=accepted,
                               only_flagged=only_flagged, show_secrets=not redact, verbatim=listings,
                               groups=grouped)
+    if summary:  # read apart from the report: links only where its address is known
+        model.links = f"{link_base.split('#', 1)[0]}#" if link_base else None
     kind = "summary" if summary else "listings" if listings else {"markdown": "md"}.get(output_format, "html")
     render.write(model, kind, output, templates)
     if not warn_if_empty(files, model.summary["exchanges"], f"wrote {output} of none"):

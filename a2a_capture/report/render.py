@@ -57,7 +57,20 @@ def environment(user_dir: str | None = None) -> jinja2.Environment:
     env.filters["fence"] = _fence
     env.filters["code"] = _code
     env.filters["quote"] = _quote
+    env.filters["linked"] = _linked
     return env
+
+
+@jinja2.pass_context
+def _linked(context, text: str, anchor: str) -> str:
+    """A Markdown link to ``anchor`` in the report (``model.links``: the address before the `#`;
+    None: a summary read apart from its report, where the text stands alone)."""
+    prefix = context["model"].links
+    return text if prefix is None else f"[{text}]({prefix}{anchor})"
+
+
+#: the longest comment GitHub takes, in characters
+COMMENT_LIMIT = 65_536
 
 
 def render(model: ReportModel, output_format: str, user_dir: str | None = None) -> str:
@@ -93,13 +106,17 @@ def write(model: ReportModel, output_format: str, path, user_dir: str | None = N
     stream = open_output(path)
     try:
         with stream:
-            waiting, size = [], 0
+            waiting, size, total = [], 0, 0
             for piece in pieces(model, output_format, user_dir):
                 waiting.append(piece)
                 size += len(piece)
+                total += len(piece)
                 if size >= _WRITE_AT:
                     stream.write("".join(waiting))
                     waiting, size = [], 0
+            if output_format == "md" and total > COMMENT_LIMIT:  # said where a reader of the Markdown sees it
+                waiting.append(f"\n> This report is {total:,} characters, over the {COMMENT_LIMIT:,} a GitHub "
+                               "comment takes: post `report --summary` there and link this.\n")
             stream.write("".join(waiting))
     except OSError as error:
         _remove(path)

@@ -191,6 +191,9 @@ class ReportModel(BaseModel):
     tool: str = f"a2a-capture {__version__}"
     whole: bool = False
     legend: str = ""  # what every listing's note would say, said once above them
+    #: what a Markdown link to an anchor starts with: "#" in the report itself, the report's address
+    #: and "#" in a summary given one (--link-base), None in a summary read apart (plain text)
+    links: str | None = "#"
     long: bool = False
     only_flagged: bool = False
     masked: bool = True
