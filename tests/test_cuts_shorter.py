@@ -100,3 +100,13 @@ def test_set_sentences_are_said_once_above_the_listings(tmp_path):
         assert text.count("laid out for reading") == 1 and "laid out here for reading" not in text
         assert text.index("laid out for reading") < text.index("### 1 · ")
     assert walkthrough.build([str(CAPTURES / "04-polling.http")], verbatim=True).legend == ""
+
+
+def test_the_recorders_connection_note_is_said_in_the_legend_not_per_error():
+    from a2a_capture.capture.notes import NEW_CONNECTION_AFTER_ERROR
+
+    exchange = _exchange("09-mistakes.http", "3")
+    exchange = exchange.model_copy(update={"notes": [*exchange.notes, NEW_CONNECTION_AFTER_ERROR]})
+    _, in_report = listing(exchange, layout=True, legend=True)
+    _, apart = listing(exchange, layout=True)
+    assert "new connection" not in in_report and "new connection" in apart

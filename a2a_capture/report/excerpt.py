@@ -16,6 +16,7 @@ from a2a_capture import nesting
 from a2a_capture.a2a.grpc import VIEWS
 from a2a_capture.capture import grpc
 from a2a_capture.capture.models import Exchange, Message, Request, Response
+from a2a_capture.capture.notes import NEW_CONNECTION_AFTER_ERROR
 
 CUT = "…"
 
@@ -126,7 +127,10 @@ def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | N
 #: what a report says once, above its listings, instead of in the note of each
 LEGEND = ("Each listing keeps the lines that matter and marks what it leaves out with …; JSON a capture "
           "holds on one line is laid out for reading, and each stream frame is listed under the time it "
-          "arrived.")
+          "arrived. After an error answer the recorder sends the next call on a new connection (agents often "
+          "close theirs without saying so); its note on each such exchange is not repeated here.")
+#: the recorder's notes the legend stands for
+SAID_IN_LEGEND = frozenset({NEW_CONNECTION_AFTER_ERROR})
 
 
 def _after(seconds: float) -> str:
@@ -614,6 +618,8 @@ def _note(exchange: Exchange, out: Listing, legend: bool = False) -> str:
     if out.laid_out and not legend:
         sentences.append("The JSON is one line in the capture and is laid out here for reading.")
     for note in out.recorder_notes:
+        if legend and note in SAID_IN_LEGEND:
+            continue
         sentence = "The recorder " + note.removeprefix("a2a-capture ").rstrip(".")
         sentences.append(sentence + ".")
     if out.elsewhere is not None:
