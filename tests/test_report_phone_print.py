@@ -4,6 +4,8 @@ In real headless Chromium."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from a2a_capture.report import render, walkthrough
@@ -38,4 +40,34 @@ def test_long_rows_wrap_at_phone_width_and_keep_their_status_visible(browser, tm
     assert page.eval_on_selector("aside.finding", "e => getComputedStyle(e).breakInside") == "avoid"
     assert page.eval_on_selector(".figure", "e => getComputedStyle(e).breakInside") == "avoid"
     assert page.eval_on_selector("#findings h3", "e => getComputedStyle(e).breakAfter") == "avoid"
+    page.close()
+
+
+def _mostly_quiet(tmp_path):
+    """210 calls that each did their job, then three polls of a finished task: three flagged."""
+    blocks = [fetch_card(1)] + [rpc(n, "SendMessage", {"message": message(message_id=f"m-{n}")},
+                                    result={"task": task(f"t-{n}", "TASK_STATE_COMPLETED")}) for n in range(2, 212)]
+    blocks += [rpc(n, "GetTask", {"id": "t-2"}, result=task("t-2", "TASK_STATE_COMPLETED")) for n in range(212, 215)]
+    return write(tmp_path, *blocks, name="quiet.http")
+
+
+def _pages(pdf: bytes) -> int:
+    return len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
+
+
+@pytest.mark.browser
+def test_a_long_session_prints_its_flagged_exchanges_and_says_where_the_rest_are(browser, tmp_path):
+    out = tmp_path / "report.html"
+    out.write_text(render.render(walkthrough.build([str(_mostly_quiet(tmp_path))]), "html"))
+    page, _ = open_page(browser, out)
+    page.emulate_media(media="print")
+    assert page.locator("#walkthrough .print-only").is_visible()
+    shown = page.eval_on_selector_all("#walkthrough details.exchange",
+                                      "ds => ds.filter(d => d.offsetParent !== null).map(d => d.className)")
+    assert len(shown) == 3 and all("flagged" in name for name in shown)
+    printed = _pages(page.pdf(format="A4"))
+    page.emulate_media(media="screen")
+    assert not page.locator("#walkthrough .print-only").is_visible()
+    page.add_style_tag(content="@media print { .long .exchange:not(.flagged) { display: block !important; } }")
+    assert printed <= _pages(page.pdf(format="A4")) - 5  # 10 pages against 17 with every row
     page.close()
