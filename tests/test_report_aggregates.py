@@ -110,3 +110,18 @@ def test_a_long_session_s_figures_count_what_they_do_not_draw(tmp_path):
     assert model.sequence_mermaid.endswith("50 more exchanges in the walkthrough")
     # the diagram shows the earliest requests: the capture's times go round each minute
     assert 'href="#ex-60"' in model.sequence_svg and 'href="#ex-59"' not in model.sequence_svg
+
+
+def test_a_session_with_more_tasks_than_drawn_shows_the_troubled_ones_first():
+    tasks = _Tasks()
+    for number in range(100):  # tasks 0-39 drawn, all completed; of the rest, every tenth failed
+        state = "TASK_STATE_FAILED" if number >= svg.MAX_TASKS and number % 10 == 3 else "TASK_STATE_COMPLETED"
+        tasks.mark(f"task-{number}", state, number, None, f"ex-{number}", f"Exchange {number}")
+    rows = tasks.timeline()
+    assert len(rows) == svg.MAX_TASKS
+    assert list(rows)[:6] == [f"task-{n}" for n in (43, 53, 63, 73, 83, 93)]  # by their last state alone
+    assert [m.anchor for m in rows["task-43"]] == ["ex-43"] and list(rows)[6] == "task-0"
+    few = _Tasks()
+    for number in range(5):
+        few.mark(f"t-{number}", "TASK_STATE_FAILED" if number == 4 else "TASK_STATE_COMPLETED", number, None, "a", "")
+    assert list(few.timeline()) == [f"t-{n}" for n in range(5)]  # all drawn: in the order they came

@@ -519,7 +519,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
     # in time order where the capture has every time (the SVG's; Mermaid lays out its first ones by time)
     by_session = arrows.earliest() if timed and multi else arrows.first
     drawn = arrows.earliest() if timed and (multi or arrows.all_times) else arrows.first
-    shown_tasks = tasks.shown()
+    shown_tasks = tasks.timeline(past_drawn=not multi)
     # a capture with no recorded times whose every drawn state has its body's status.timestamp: the
     # timeline on that clock
     stamped = not recorded and not multi and bool(shown_tasks) and all(
@@ -738,7 +738,7 @@ class _Tasks:
 
     def __init__(self) -> None:
         self._drawn: dict[str, list[svg.Mark]] = {}
-        self._last: dict[str, tuple[str, str]] = {}  # the others': (state, anchor)
+        self._last: dict[str, svg.Mark] = {}  # the others': their last state
         self._seen: dict[str, list[svg.Mark]] = {}  # the drawn tasks': every exchange that showed each, a tick each
         self.earliest_at: float | None = None  # the earliest time any task was seen in a state
 
@@ -750,14 +750,14 @@ class _Tasks:
             drawn = self._drawn[task] = []
         if drawn is None:
             last = self._last.get(task)
-            if last is not None and last[0] == state:
+            if last is not None and last.state == state:
                 return None
-            self._last[task] = (state, place)
         elif drawn and drawn[-1].state == state:
             return None
         if at is not None and (self.earliest_at is None or at < self.earliest_at):
             self.earliest_at = at
-        if drawn is None:
+        if drawn is None:  # no mark to time or draw: its last state, for the verdict and a big session's timeline
+            self._last[task] = svg.Mark(order=order, at=at, state=state, anchor=place, where=where)
             return None
         mark = svg.Mark(order=order, at=at, state=state, anchor=place, where=where)
         drawn.append(mark)
@@ -784,10 +784,28 @@ class _Tasks:
     def shown(self) -> dict[str, list[svg.Mark]]:
         return self._drawn
 
+    def timeline(self, past_drawn: bool = True) -> dict[str, list[svg.Mark]]:
+        """The tasks the timeline draws: every one where they fit; in a session with more, the
+        troubled first (``past_drawn``: one past the drawn ones by its last state alone, whose time
+        no session start has moved), then the others drawn."""
+        if not self._last:
+            return self._drawn
+        rows = {task: marks for task, marks in self._drawn.items() if svg.state_name(marks[-1].state) in TROUBLE}
+        for task, mark in self._last.items() if past_drawn else ():
+            if len(rows) >= svg.MAX_TASKS:
+                break
+            if svg.state_name(mark.state) in TROUBLE:
+                rows[task] = [mark]
+        for task, marks in self._drawn.items():
+            if len(rows) >= svg.MAX_TASKS:
+                break
+            rows.setdefault(task, marks)
+        return rows
+
     def troubled(self, owner: dict[str, str]) -> list[TaskView]:
         """The tasks whose last state stands out, in the order they were first seen."""
         lasts = itertools.chain(((task, marks[-1].state, marks[-1].anchor) for task, marks in self._drawn.items()),
-                                ((task, state, anchor) for task, (state, anchor) in self._last.items()))
+                                ((task, mark.state, mark.anchor) for task, mark in self._last.items()))
         return [TaskView(id=task, short=short_id(task), agent=owner.get(task, ""), state=svg.state_name(state),
                          anchor=anchor) for task, state, anchor in lasts if svg.state_name(state) in TROUBLE]
 
