@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 from a2a_capture.report import svg
 from a2a_capture.report.walkthrough import TROUBLE, _Arrows, _Tasks
@@ -125,3 +126,20 @@ def test_a_session_with_more_tasks_than_drawn_shows_the_troubled_ones_first():
     for number in range(5):
         few.mark(f"t-{number}", "TASK_STATE_FAILED" if number == 4 else "TASK_STATE_COMPLETED", number, None, "a", "")
     assert list(few.timeline()) == [f"t-{n}" for n in range(5)]  # all drawn: in the order they came
+
+
+def test_a_big_session_s_diagram_draws_its_opening_then_what_went_wrong(tmp_path):
+    from a2a_capture.report import walkthrough
+    from tests.builders import fetch_card, message, rpc, task, write
+
+    blocks = [fetch_card(1)] + [rpc(n, "SendMessage", {"message": message(message_id=f"m-{n}")},
+                                    result={"task": task(f"t-{n}", "TASK_STATE_COMPLETED")}) for n in range(2, 300)]
+    blocks += [rpc(n, "GetTask", {"id": "t-2"}, result=task("t-2", "TASK_STATE_COMPLETED")) for n in (300, 301)]
+    model = walkthrough.build([str(write(tmp_path, *blocks))])
+    links = re.findall(r'<a href="#(ex-\d+)"', model.sequence_svg)
+    assert links == [f"ex-{n}" for n in range(1, 21)] + ["ex-300", "ex-301"]  # the two wasted polls, past 120
+    assert "… 279 more exchanges are in the walkthrough (drawn: the first 20, then those wasted or failed)" in \
+        model.sequence_svg
+    assert "client->>agent1: 300 GetTask (wasted)" in model.sequence_mermaid
+    quiet = walkthrough.build([str(write(tmp_path, *blocks[:200], name="quiet.http"))])  # nothing went wrong
+    assert re.findall(r'<a href="#(ex-\d+)"', quiet.sequence_svg) == [f"ex-{n}" for n in range(1, 121)]

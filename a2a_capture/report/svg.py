@@ -213,7 +213,7 @@ def _layout(shown: list[Arrow], top: float, headings: set[int], by_time: bool) -
 
 
 def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, narrow: bool = False,
-             total: int | None = None, all_times: bool | None = None) -> str:
+             total: int | None = None, all_times: bool | None = None, chosen: str = "") -> str:
     """The diagram, ``narrow`` for a phone: as wide as a phone's screen whatever the number of
     agents (labels cut shorter; each keeps its whole text as its title), with a class and an
     arrowhead id of its own, so a page can hold both and show one."""
@@ -292,7 +292,7 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
     left_out = total - sum(arrow.calls for arrow in shown)
     if left_out > 0:
         parts.append(f'<text x="10" y="{height - 12}" class="more">… {left_out} more exchanges '
-                     'are in the walkthrough</text>')
+                     f'are in the walkthrough{escape(" " + chosen if chosen else "")}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -492,7 +492,8 @@ def _mermaid_message(text: str) -> str:
     return _MERMAID_MESSAGE_UNSAFE.sub(" ", text).strip()[:80] or "-"
 
 
-def mermaid(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, total: int | None = None) -> str:
+def mermaid(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, total: int | None = None,
+            chosen: str = "") -> str:
     """A Mermaid sequence diagram, for Markdown hosts that draw it: each answer with how long its
     call took, the agent activated while it worked, and (``timed``) a webhook inside the call
     open when it came, as the SVG draws them."""
@@ -535,7 +536,8 @@ def mermaid(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, t
         lines += told
     left_out = total - sum(arrow.calls for arrow in shown)
     if left_out > 0:
-        lines.append(f"    Note over client: {left_out} more exchanges in the walkthrough")
+        chosen = f" {_mermaid_message(chosen)}" if chosen else ""
+        lines.append(f"    Note over client: {left_out} more exchanges in the walkthrough{chosen}")
     return "\n".join(lines)
 
 

@@ -519,6 +519,12 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
     # in time order where the capture has every time (the SVG's; Mermaid lays out its first ones by time)
     by_session = arrows.earliest() if timed and multi else arrows.first
     drawn = arrows.earliest() if timed and (multi or arrows.all_times) else arrows.first
+    # a big session's diagrams: what went wrong, not only how it began
+    said = f"(drawn: the first {OPENING}, then those wasted or failed)"
+    chosen = None if multi else arrows.what_matters(svg.MAX_ARROWS)
+    drawn = chosen or drawn
+    chosen_mermaid = None if multi else arrows.what_matters(svg.MAX_MERMAID)
+    by_session = chosen_mermaid or by_session
     shown_tasks = tasks.timeline(past_drawn=not multi)
     # a capture with no recorded times whose every drawn state has its body's status.timestamp: the
     # timeline on that clock
@@ -542,7 +548,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         exchanges=Exchanges(walk, shown),
         shown=shown,
         sequence_svg=svg.sequence(lifelines, drawn, timed=timed and not multi, total=len(arrows),
-                                  all_times=arrows.all_times),
+                                  all_times=arrows.all_times, chosen=said if chosen else ""),
         sequence_narrow_svg=svg.sequence(lifelines, drawn, timed=timed and not multi, narrow=True,
                                          total=len(arrows), all_times=arrows.all_times),
         timeline_svg=svg.timeline(shown_tasks, task_owner, timed=timed or stamped, total=order, each_session=multi,
@@ -552,7 +558,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
                                          each_session=multi, narrow=True, tasks_total=len(tasks), seen=tasks.seen(),
                                          until=None if multi else arrows.until),
         sequence_mermaid=svg.mermaid(lifelines, by_session[:svg.MAX_MERMAID], timed=timed and not multi,
-                                     total=len(arrows)),
+                                     total=len(arrows), chosen=said if chosen_mermaid else ""),
         timeline_text=svg.timeline_text(shown_tasks, task_owner, timed=timed or stamped, each_session=multi,
                                         total=len(tasks), origin=tasks.earliest_at),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
@@ -680,6 +686,10 @@ class _Addresses:
                                        "interfaces": [self.text(item) for item in view.interfaces]})
 
 
+#: the arrows a big session's diagram opens with before it draws only the calls wasted or failed
+OPENING = 20
+
+
 class _Arrows:
     """The sequence diagram's arrows as the overview's pass meets them, kept only as far as the
     diagrams draw them (the first few, and the earliest few by time), so a report's memory does
@@ -694,6 +704,7 @@ class _Arrows:
         self.all_times = True  # every arrow, a webhook's too, has its time
         self.timed = False  # every request has its time, and there is one
         self.until: float | None = None  # when the last answer ended, for an axis over the whole session
+        self._troubled: list[svg.Arrow] = []  # the first wasted or failed ones after the opening ones
 
     def add(self, arrow: svg.Arrow, session: int) -> None:
         if self._count == 0:
@@ -701,6 +712,8 @@ class _Arrows:
         self._count += 1
         if len(self.first) < self._keep:
             self.first.append(arrow)
+        elif (arrow.wasted or arrow.failed) and len(self._troubled) < self._keep:
+            self._troubled.append(arrow)
         self._lifelines.setdefault((arrow.webhook, arrow.lifeline))
         if arrow.time is None:
             self.all_times = False
@@ -724,7 +737,18 @@ class _Arrows:
 
     def kept(self) -> list[svg.Arrow]:
         """Every arrow kept, once (one may be among the first and the earliest)."""
-        return list({id(arrow): arrow for arrow in [*self.first, *(item[3] for item in self._earliest)]}.values())
+        return list({id(arrow): arrow for arrow in [*self.first, *(item[3] for item in self._earliest),
+                                                    *self._troubled]}.values())
+
+    def what_matters(self, limit: int) -> list[svg.Arrow] | None:
+        """For a session with more arrows than ``limit`` and calls wasted or failed past it: its
+        first OPENING arrows, then those wasted or failed, in the order met (None: the first ones
+        say it all)."""
+        later = [arrow for arrow in self.first[OPENING:] if arrow.wasted or arrow.failed] + self._troubled
+        if self._count <= limit or not any(arrow.wasted or arrow.failed for arrow in
+                                           [*self.first[limit:], *self._troubled]):
+            return None
+        return [*self.first[:OPENING], *later]
 
     def lifelines(self, task_owner: dict[str, str]) -> list[str]:
         """Every arrow's lifeline in the order they first appear, a webhook's its task's agent."""
