@@ -143,3 +143,17 @@ def test_a_big_session_s_diagram_draws_its_opening_then_what_went_wrong(tmp_path
     assert "client->>agent1: 300 GetTask (wasted)" in model.sequence_mermaid
     quiet = walkthrough.build([str(write(tmp_path, *blocks[:200], name="quiet.http"))])  # nothing went wrong
     assert re.findall(r'<a href="#(ex-\d+)"', quiet.sequence_svg) == [f"ex-{n}" for n in range(1, 121)]
+
+
+def test_a_long_session_s_overview_counts_the_calls_to_each_agent(tmp_path):
+    from a2a_capture.report import render, walkthrough
+    from tests.builders import fetch_card, message, rpc, task, write
+
+    blocks = [fetch_card(1)] + [rpc(n, "SendMessage", {"message": message(message_id=f"m-{n}")},
+                                    result={"task": task(f"t-{n}", "TASK_STATE_COMPLETED")}) for n in range(2, 250)]
+    model = walkthrough.build([str(write(tmp_path, *blocks))])
+    assert model.long and model.calls_by_agent == [("probe", 249)]
+    assert "Calls by agent: probe 249." in render.render(model, "html")
+    assert "Calls by agent: probe 249." in render.render(walkthrough.build([str(write(tmp_path, *blocks))]), "md")
+    short = walkthrough.build([str(write(tmp_path, *blocks[:20], name="short.http"))])
+    assert "Calls by agent" not in render.render(short, "html")

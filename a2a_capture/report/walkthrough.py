@@ -214,6 +214,7 @@ class ReportModel(BaseModel):
     sequence_mermaid: str
     timeline_text: list[str]
     operations: list[tuple[str, int]]
+    calls_by_agent: list[tuple[str, int]] = Field(default_factory=list)  # the overview of a long session
     several: bool = False
     sessions: int = 1  # independent sessions (--each-file): the title says so, no session spans them
 
@@ -562,6 +563,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         timeline_text=svg.timeline_text(shown_tasks, task_owner, timed=timed or stamped, each_session=multi,
                                         total=len(tasks), origin=tasks.earliest_at),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
+        calls_by_agent=sorted(arrows.by_agent.items(), key=lambda item: (-item[1], item[0])),
         several=several,
         sessions=len(sessions) if groups else 1,
     )
@@ -705,6 +707,7 @@ class _Arrows:
         self.timed = False  # every request has its time, and there is one
         self.until: float | None = None  # when the last answer ended, for an axis over the whole session
         self._troubled: list[svg.Arrow] = []  # the first wasted or failed ones after the opening ones
+        self.by_agent: Counter[str] = Counter()  # calls to each agent (a webhook is the agent's call back)
 
     def add(self, arrow: svg.Arrow, session: int) -> None:
         if self._count == 0:
@@ -715,6 +718,8 @@ class _Arrows:
         elif (arrow.wasted or arrow.failed) and len(self._troubled) < self._keep:
             self._troubled.append(arrow)
         self._lifelines.setdefault((arrow.webhook, arrow.lifeline))
+        if not arrow.webhook and len(self.by_agent) < 1024:
+            self.by_agent[arrow.lifeline] += 1
         if arrow.time is None:
             self.all_times = False
             self.timed = self.timed and arrow.webhook
