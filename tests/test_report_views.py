@@ -212,14 +212,18 @@ def test_a_phone_gets_the_diagrams_as_wide_as_its_screen(browser, kit, tmp_path)
 
 
 def test_print_opens_folded_exchanges_and_frees_the_figures(browser, tmp_path):
-    blocks = [fetch_card(1)] + [rpc(n, "GetTask", {"id": "t-1"}, result={"id": "t-1", "status": {
-        "state": "TASK_STATE_WORKING"}}) for n in range(2, 252)]
+    """A long session prints its first 20 flagged exchanges whole, a line for each later one, and
+    leaves the others (here the card) to the screen."""
+    blocks = [fetch_card(1)] + [rpc(n, "GetTask", {"id": "t-1"}, result={"id": "t-1", "contextId": "c", "status": {
+        "state": "TASK_STATE_COMPLETED"}}) for n in range(2, 252)]  # every poll after the first: wasted
     out = tmp_path / "long.html"
     out.write_text(render.render(walkthrough.build([str(write(tmp_path, *blocks))]), "html"))
     page, _ = open_page(browser, out)
     assert page.locator("#ex-9 ~ pre.listing").is_hidden()  # folded on screen
     page.emulate_media(media="print")
     assert page.locator("#ex-9 ~ pre.listing").is_visible()
+    assert page.locator("#ex-40 ~ pre.listing").is_hidden() and page.locator("details:has(#ex-40) summary").is_visible()
+    assert page.locator("details:has(#ex-1)").is_hidden()
     assert page.eval_on_selector(".figure", "f => getComputedStyle(f).overflowX") == "visible"
     assert page.eval_on_selector(".figure svg", "s => s.getBoundingClientRect().width") <= page.evaluate(
         "document.body.clientWidth")  # the diagram fits the printed page instead of pushing past it
