@@ -33,6 +33,7 @@ from mitmproxy.connection import ConnectionState
 from mitmproxy.net import encoding
 from mitmproxy.proxy.mode_specs import ReverseMode
 
+from a2a_capture import flow_exchange
 from a2a_capture.capture.grpc import is_grpc_type
 from a2a_capture.errors import A2ACaptureError
 from a2a_capture.record import bodies, flows, relay
@@ -181,11 +182,11 @@ class A2ARecorder:
             body = flow.request.raw_content or b""
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in flow.request.headers.fields]
             url = flow.request.pretty_url if self.push_urls else ""  # built only when there is one to match
-            webhook = flows.is_webhook(headers, body, self.push_urls, url)
+            webhook = flow_exchange.is_webhook(headers, body, self.push_urls, url)
             kind = "webhook" if webhook else "exchange"
             self.numbers[kind] += 1
             flow.metadata["a2a_number"] = (self.numbers[kind], webhook)
-            self.push_urls |= flows.push_urls_in(body)
+            self.push_urls |= flow_exchange.push_urls_in(body)
         except Exception:
             log.exception("a2a-capture: could not read a request; it is still forwarded")
         if open_flow is not None and open_flow.answered_early is not None:
@@ -327,7 +328,7 @@ class A2ARecorder:
             return
         try:
             number, webhook = flow.metadata.get("a2a_number") or self._late_number()
-            exchange = flows.exchange_from_flow(flow, number, webhook=webhook, stream=open_flow.response_copy,
+            exchange = flow_exchange.exchange_from_flow(flow, number, webhook=webhook, stream=open_flow.response_copy,
                                                 redactor=self.redactor, notes=notes, stopped=stopped,
                                                 request_stream=open_flow.request_copy,
                                                 passed_on=passed_on)

@@ -10,7 +10,7 @@ from a2a_capture.a2a.decode import decode
 from a2a_capture.capture import Capture, capture_bytes
 from a2a_capture.capture.grpc import frame, split_frames
 from a2a_capture.capture.reader import read_capture_bytes
-from a2a_capture.record.flows import StreamCopy, exchange_from_flow
+from a2a_capture.flow_exchange import StreamCopy, exchange_from_flow
 from a2a_capture.record.redact import Redactor
 from tests import grpc_builders as gb
 

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "a2a_capture"
 LAYERS = [
     {"errors", "nesting", "resources", "address", "shortcuts", "terminal"},
     {"capture"},
-    {"a2a", "redact", "sources", "convert"},
+    {"a2a", "redact", "sources", "flow_exchange", "convert"},
     {"analyze"},
     {"report", "replay", "batch", "show", "tidy", "scan", "view", "otel", "record"},
     {"cli", "pytest_plugin", "pytest_capture", "__main__"},
@@ -22,10 +22,7 @@ LAYERS = [
 #: cycles between modules that remain (each as its sorted modules)
 KNOWN_CYCLES: set[tuple[str, ...]] = set()
 #: arrows back up that remain: (importing module, imported module)
-KNOWN_BACK = {
-    ("a2a_capture.convert.har", "a2a_capture.record.flows"),
-    ("a2a_capture.convert.mitm", "a2a_capture.record.flows"),
-}
+KNOWN_BACK: set[tuple[str, str]] = set()
 
 
 def _modules() -> dict[str, Path]:

@@ -240,7 +240,7 @@ def test_a_failure_inside_the_addon_never_reaches_the_traffic(tmp_path, monkeypa
         def broken(*args, **kwargs):
             raise RuntimeError("boom")
 
-        monkeypatch.setattr(module.flows, "exchange_from_flow", broken)
+        monkeypatch.setattr(module.flow_exchange, "exchange_from_flow", broken)
         recorder.response(flow)  # must not raise: mitmproxy would otherwise report the flow as failed
         assert "could not record an exchange" in caplog.text
         monkeypatch.undo()
@@ -292,7 +292,7 @@ def test_http2_and_tls_flows_are_written_as_http11_with_a_note():
     from a2a_capture.capture import capture_bytes
     from a2a_capture.capture.models import Capture
     from a2a_capture.capture.reader import read_capture_bytes
-    from a2a_capture.record.flows import exchange_from_flow
+    from a2a_capture.flow_exchange import exchange_from_flow
 
     flow = tflow.tflow(resp=True)
     flow.request.http_version = "HTTP/2.0"
@@ -313,7 +313,7 @@ def test_a_secret_inside_a_compressed_body_is_redacted():
 
     from mitmproxy.test import tflow
 
-    from a2a_capture.record.flows import exchange_from_flow
+    from a2a_capture.flow_exchange import exchange_from_flow
     from a2a_capture.record.redact import Redactor
 
     flow = tflow.tflow(resp=True)

@@ -8,6 +8,7 @@ import pytest
 from mitmproxy import flow as mitmproxy_flow
 from mitmproxy.test import tflow
 
+from a2a_capture import flow_exchange
 from a2a_capture.record import flows, notes
 
 
@@ -26,13 +27,13 @@ def _reset(code: str, client: bytes | None = b"h2", server: bytes | None = b"h2"
     ("INTERNAL_ERROR", b"h2", b"http/1.1", False),  # nor has an HTTP/1 agent
 ])
 def test_the_side_that_reset(code, client, server, by_agent):
-    assert flows.stream_reset(_reset(code, client, server)) == (code, by_agent)
+    assert flow_exchange.stream_reset(_reset(code, client, server)) == (code, by_agent)
 
 
 def test_other_errors_are_no_reset():
     flow = tflow.tflow()
     flow.error = mitmproxy_flow.Error("server closed connection")
-    assert flows.stream_reset(flow) is None
+    assert flow_exchange.stream_reset(flow) is None
     assert flows.passed_on(flow) == notes.CLOSED_LIKE_AGENT
 
 
@@ -47,10 +48,10 @@ def test_what_the_client_is_told_of_an_agents_reset():
 
 
 def test_the_capture_names_the_side_where_it_is_known_and_no_proxy_answer_for_a_clients_reset():
-    exchange = flows.exchange_from_flow(_reset("CANCEL", server=b"http/1.1"), 1)
+    exchange = flow_exchange.exchange_from_flow(_reset("CANCEL", server=b"http/1.1"), 1)
     assert "error: the client reset the stream (RST_STREAM CANCEL)" in exchange.notes
     assert not notes.proxy_answered(exchange.notes)
-    exchange = flows.exchange_from_flow(_reset("CANCEL"), 1)
+    exchange = flow_exchange.exchange_from_flow(_reset("CANCEL"), 1)
     assert ("error: the stream was reset by the client or the agent (mitmproxy does not say which) "
             "(RST_STREAM CANCEL)") in exchange.notes
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from a2a_capture.analyze.engine import analyze
-from a2a_capture.record.flows import is_webhook
+from a2a_capture.flow_exchange import is_webhook
 from tests.builders import (
     ORIGIN,
     block,

@@ -45,7 +45,7 @@ from a2a_capture.convert.shape import (
     optional,
 )
 from a2a_capture.errors import ConvertError, one_line
-from a2a_capture.record.flows import title_for
+from a2a_capture.flow_exchange import title_for
 
 LOST_IN_HAR = "HAR has no arrival time per SSE frame; this stream's frame times were not kept"
 

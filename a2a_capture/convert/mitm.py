@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 
-from a2a_capture import nesting
+from a2a_capture import flow_exchange, nesting
 from a2a_capture.capture.models import Capture, Exchange
 from a2a_capture.convert.har import ConvertError, body_allowed, har_to_capture, readable_target
 from a2a_capture.convert.shape import (
@@ -40,7 +40,6 @@ from a2a_capture.convert.shape import (
     optional,
 )
 from a2a_capture.errors import one_line, valid_utf8
-from a2a_capture.record import flows as flow_tools
 
 # -- what the conversion relies on in an HTTP flow record, after mitmproxy has migrated it -------------
 
@@ -175,18 +174,18 @@ def _foreign(flow, counters: dict[bool, int], push_urls: set[str]) -> Exchange:
     """An exchange from a flow some other mitmproxy user wrote: numbered in order, webhooks apart."""
     request = flow.request
     headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.fields]
-    webhook = flow_tools.is_webhook(headers, request.raw_content or b"", push_urls, request.pretty_url)
-    push_urls |= flow_tools.push_urls_in(request.raw_content or b"")
+    webhook = flow_exchange.is_webhook(headers, request.raw_content or b"", push_urls, request.pretty_url)
+    push_urls |= flow_exchange.push_urls_in(request.raw_content or b"")
     counters[webhook] += 1
     lost = []
     if flow.response is not None and flow.response.headers.get("content-type", "").startswith("text/event-stream"):
         lost.append("a mitmproxy flow keeps no arrival time per SSE frame; this stream's were not kept")
-    return flow_tools.exchange_from_flow(flow, counters[webhook], webhook=webhook, notes=lost)
+    return flow_exchange.exchange_from_flow(flow, counters[webhook], webhook=webhook, notes=lost)
 
 
 def _restore(flow, saved: dict) -> Exchange:
     """An exchange that a2a-capture wrote as a flow, with everything it put in the metadata."""
-    exchange = flow_tools.exchange_from_flow(flow, saved["number"], webhook=saved["webhook"])
+    exchange = flow_exchange.exchange_from_flow(flow, saved["number"], webhook=saved["webhook"])
     exchange.title = saved["title"]
     exchange.notes = list(saved["notes"])
     exchange.response_notes = list(saved["response_notes"])

@@ -178,11 +178,6 @@ class BodyCopy:
             self._file = None
 
 
-def cut_note(copy: BodyCopy, what: str) -> str:
-    return (f"a2a-capture kept the first {copy.kept} bytes of this {what} body and left out {copy.left_out} bytes "
-            f"(the recording's body size limit)")
-
-
 def size_from_option(value: str) -> int | None:
     """`--set a2a_body_limit=` as a size: bytes, or with k, m or g; empty or 0 for no limit."""
     text = value.strip().lower()

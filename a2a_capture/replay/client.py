@@ -28,7 +28,7 @@ from a2a_capture.address import pair
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response, format_time
 from a2a_capture.capture.sse import parse as parse_sse
 from a2a_capture.errors import ReplayError
-from a2a_capture.record.flows import StreamCopy, event_times
+from a2a_capture.flow_exchange import StreamCopy, event_times
 from a2a_capture.replay import preflight
 from a2a_capture.replay.agents import recorded_agents
 from a2a_capture.replay.credentials import Secrets, env_name
@@ -275,7 +275,7 @@ class HangUp:
     seconds: float | None  # how long after the request it closed, where the capture has times
 
 
-#: the recorder's note on a response the client closed before its end (record/flows.py's error note)
+#: the recorder's note on a response the client closed before its end (flow_exchange.py's error note)
 CLIENT_CLOSED = "error: the client closed the connection after part of the response"
 
 

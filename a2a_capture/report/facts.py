@@ -37,7 +37,7 @@ def outcome(facts: ExchangeFacts, grpc_status: str | None = None) -> str:
     return grpc_status or str(facts.status)
 
 
-#: what ended a stream, by the note the recorder wrote (record/flows.py words them); first match wins
+#: what ended a stream, by the note the recorder wrote (flow_exchange.py words them); first match wins
 _STREAM_ENDS = (("error: the client closed the connection", "closed by the client"),
                 ("error: the client reset the stream", "reset by the client"),
                 ("error: the agent closed the connection", "closed by the agent"),
