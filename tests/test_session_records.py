@@ -31,7 +31,7 @@ def _read_alike(paths) -> set:
         record = seen(call)
         session.apply(call)  # its own record, made without seen's frame, is seen's
         if call.kind in A2A_KINDS:
-            assert session.last_a2a_calls[call.agent][0] == record
+            assert session.last_a2a_calls[call.agent].call == record
         if call.kind == "card" and call.card is not None and call.agent:  # a card held: by this fetch
             assert session.card_urls[card_url(call)].fetch == record
         for held in session.card_urls.values():  # where each held card came from, as agent_key names its agent

@@ -220,6 +220,20 @@ class Send(NamedTuple):
     inline_push: bool
 
 
+class LastCall(NamedTuple):
+    """The latest A2A call to an agent, and the task it named."""
+
+    call: Seen
+    task: str | None
+
+
+class ListPage(NamedTuple):
+    """The latest ListTasks with some filters, and whether its answer was the last page."""
+
+    call: Seen
+    last: bool
+
+
 class _Route:
     """What a held card says of calls to one address: the interfaces it declares on the call's
     origin, the ones the call went to (exactly; loosely, a trailing slash apart) and their versions."""
@@ -257,9 +271,9 @@ class Knowledge(Protocol):
     def root_card(self, agent: str | None) -> HeldCard | None: ...
     def root_card_0_2(self, agent: str | None) -> HeldCard | None: ...
     def sent_message(self, call: Call) -> Seen | None: ...
-    def list_page(self, call: Call) -> tuple[Seen, bool] | None: ...
+    def list_page(self, call: Call) -> ListPage | None: ...
     def refused_verb(self, agent: str | None, method: str) -> Seen | None: ...
-    def last_a2a(self, agent: str | None) -> tuple[Seen, str | None] | None: ...
+    def last_a2a(self, agent: str | None) -> LastCall | None: ...
     def connections(self, agent: str | None) -> Connections | None: ...
     def card_asked(self, agent: str | None) -> Seen | None: ...
 
@@ -294,9 +308,9 @@ class Session:
     right_path_cards: dict[str | None, Seen] = field(default_factory=dict)
     #: agent_key -> messageId -> the first send of it (by agent first: a key per message costs no tuple)
     sent_messages: dict[str | None, dict[str, Seen]] = field(default_factory=dict)
-    list_pages: dict[tuple[str | None, tuple], tuple[Seen, bool]] = field(default_factory=dict)
+    list_pages: dict[tuple[str | None, tuple], ListPage] = field(default_factory=dict)
     refused_verbs: dict[tuple[str | None, str], Seen] = field(default_factory=dict)
-    last_a2a_calls: dict[str | None, tuple[Seen, str | None]] = field(default_factory=dict)
+    last_a2a_calls: dict[str | None, LastCall] = field(default_factory=dict)
     #: agent -> the requests to it and the connections they came on (calls whose client address is recorded)
     agent_connections: dict[str, Connections] = field(default_factory=dict)
     #: agent -> its latest card fetch, whatever it got
@@ -512,7 +526,7 @@ class Session:
         by_id = self.sent_messages.get(self.agent_key(call))
         return by_id.get(call.message_id or "") if by_id is not None else None
 
-    def list_page(self, call: Call) -> tuple[Seen, bool] | None:
+    def list_page(self, call: Call) -> ListPage | None:
         """The latest ListTasks to the agent with the same filters, and whether it was the last page."""
         return self.list_pages.get((call.agent, _list_filters(call)))
 
@@ -520,7 +534,7 @@ class Session:
         """The latest SubscribeToTask with this verb that the agent answered 405."""
         return self.refused_verbs.get((agent, method))
 
-    def last_a2a(self, agent: str | None) -> tuple[Seen, str | None] | None:
+    def last_a2a(self, agent: str | None) -> LastCall | None:
         """The latest A2A call to the agent, and its task."""
         return self.last_a2a_calls.get(agent)
 
@@ -578,7 +592,7 @@ class Session:
             elif self.sends:
                 self.sends.pop((task, agent), None)  # the latest send is one the rule passes over: as none
         elif operation == "ListTasks":
-            self.list_pages[(agent, _list_filters(call))] = (record, call.last_page)
+            self.list_pages[(agent, _list_filters(call))] = ListPage(record, call.last_page)
         elif operation == "SubscribeToTask" and status == 405:
             self.refused_verbs[(agent, call.method)] = record
         elif kind == "card" and record.ok and call.path.endswith(spec.CARD_PATH):
@@ -590,7 +604,7 @@ class Session:
                 by_id = self.sent_messages[key] = {}
             by_id.setdefault(call.message_id, record)
         if call.is_a2a:
-            self.last_a2a_calls[agent] = (record, call.task_id)
+            self.last_a2a_calls[agent] = LastCall(record, call.task_id)
         elif kind == "card":
             self.card_asks[agent] = record
         if call.client is not None and agent is not None and kind != "webhook":

@@ -184,9 +184,9 @@ def _rebuilt(held, call, session) -> str:
     the card fetched again before the next call is what a client or agent object rebuilt per call
     does (client libraries fetch the card when the object is made)."""
     last = session.last_a2a(call.agent)
-    if last is None or not _after(last[0], held.fetch):
+    if last is None or not _after(last.call, held.fetch):
         return ""
-    return (f"; {ref(last[0], call)} used the card in between: the client (or agent) object is rebuilt per call "
+    return (f"; {ref(last.call, call)} used the card in between: the client (or agent) object is rebuilt per call "
             "(each new one fetches the card)")
 
 

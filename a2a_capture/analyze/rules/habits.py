@@ -36,10 +36,10 @@ def input_required_abandoned(call, session):
                                                                          "context_id")):
         return
     last = session.last_a2a(call.agent)
-    asked = session.task(last[1]) if last is not None else None
+    asked = session.task(last.task) if last is not None else None
     if asked is None or asked.state != _INPUT_REQUIRED:
         return
-    yield Hit(f"task {last[1]} asked for input ({ref(asked.call, call)}), and this message names neither its "
+    yield Hit(f"task {last.task} asked for input ({ref(asked.call, call)}), and this message names neither its "
               "taskId nor its contextId: it starts a new task, and the task that asked stays input-required",
               [asked.call])
 

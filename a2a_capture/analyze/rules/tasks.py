@@ -302,8 +302,8 @@ def list_past_last_page(call, session):
     if not call.params.get("pageToken"):
         return
     page = session.list_page(call)
-    if page is not None and page[1]:
-        earlier = page[0]
+    if page is not None and page.last:
+        earlier = page.call
         yield Hit(f"{ref(earlier, call)} was already the last page (empty nextPageToken)", [earlier])
 
 
@@ -324,10 +324,10 @@ snapshot twice.""",
 def get_before_subscribe(call, session):
     if call.operation != "SubscribeToTask" or call.task_id is None:
         return
-    last, task = session.last_a2a(call.agent) or (None, None)
-    if last is not None and last.operation == "GetTask" and task == call.task_id:
-        yield Hit(f"{ref(last, call)} read task {call.task_id} just before; the subscription's first event "
-                  f"is the same snapshot{library_fix(call, 'get-before-subscribe')}", [last])
+    last = session.last_a2a(call.agent)
+    if last is not None and last.call.operation == "GetTask" and last.task == call.task_id:
+        yield Hit(f"{ref(last.call, call)} read task {call.task_id} just before; the subscription's first event "
+                  f"is the same snapshot{library_fix(call, 'get-before-subscribe')}", [last.call])
 
 
 @rule(
