@@ -10,7 +10,7 @@ never their bodies, so its memory follows the tasks and cards of a session, not 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import NamedTuple, Protocol
 from urllib.parse import urlunsplit
 
@@ -103,6 +103,14 @@ class HeldCard:
         if self.max_age is None or self.no_cache or when is None or self.fetch.started is None:
             return None
         return when - self.fetch.started < self.max_age
+
+    def refetched(self, again: HeldCard, alone: int) -> None:
+        """Take what a refetch of the same card from the same URL says, in place, so every index that
+        holds this card stays right (``Session._refreshed`` says when it may); ``alone``: the order
+        it was found alone at."""
+        for member in fields(self):
+            setattr(self, member.name, getattr(again, member.name))
+        self.alone = alone
 
     @property
     def provenance(self) -> dict:
@@ -638,17 +646,16 @@ class Session:
         cache_control = (answer.get("cache-control") or "").lower()
         match = _MAX_AGE.search(cache_control) if cache_control else None
         vary = answer.get("vary")
-        # what the fetch says, every field of a HeldCard but ``alone`` in the order its __init__ takes them:
-        # a new held card, or (a refetch) the held one's new fields, set by the same __init__
-        fetched = (card, record, answer.get("etag"), answer.get("last-modified"),
-                   int(match.group(1)) if match else None, "no-cache" in cache_control or "no-store" in cache_control,
-                   extended, tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
-                   asked_with(call).get("authorization") if extended else None, key, answer, len(self.fronts))
-        if previous is not None and self._refreshed(previous, fetched, call.agent):
-            HeldCard.__init__(previous, *fetched, self._order)
+        held = HeldCard(card=card, fetch=record, etag=answer.get("etag"), last_modified=answer.get("last-modified"),
+                        max_age=int(match.group(1)) if match else None,
+                        no_cache="no-cache" in cache_control or "no-store" in cache_control, extended=extended,
+                        vary=tuple(name.strip().lower() for name in vary.split(",") if name.strip()) if vary else (),
+                        credentials=asked_with(call).get("authorization") if extended else None, url=key,
+                        answer=answer, fronts=len(self.fronts))
+        if previous is not None and self._refreshed(previous, held, call.agent):
+            previous.refetched(held, self._order)  # a refetch: the held card takes its new fields
             self.same_cards[(call.agent, card.fingerprint)] = HeldCopy.of(previous)
             return
-        held = HeldCard(*fetched)
         self.card_urls[key] = held
         if held.vary:
             self.variants[(key, _variant(call, held.vary))] = held
@@ -666,15 +673,15 @@ class Session:
                 self.interfaces.setdefault(origin, []).append((interface.path, self._order, held))
                 self._held.pop(origin, None)
 
-    def _refreshed(self, previous: HeldCard, fetched: tuple, agent: str | None) -> bool:
+    def _refreshed(self, previous: HeldCard, fetched: HeldCard, agent: str | None) -> bool:
         """Whether ``previous`` may take this fetch of the same card from the same URL (a refetch, a
-        304) in place (``fetched``: its fields, see ``_hold``): when nothing but ``previous`` is
-        indexed where its card's interfaces are, and it is the agent's latest card; then every index
+        304) in place (``fetched``: the card as this fetch would hold it, see ``_hold``): when nothing
+        but ``previous`` is indexed where its card's interfaces are, and it is the agent's latest card; then every index
         and every held-card answer worked out stays as the general path would make it, none has to
         be dropped and worked out again. Not with ``Vary`` (variants keep their own copy) nor once
         fronts were learned since. Found alone once, it stays alone while no entry is indexed (the
         ``_order`` it was found alone at stands): a refetch does not look again."""
-        if (previous.card is not fetched[0] or previous.vary or fetched[7] or previous.fronts != len(self.fronts)
+        if (previous.card is not fetched.card or previous.vary or fetched.vary or previous.fronts != len(self.fronts)
                 or self.cards.get(agent) is not previous):
             return False
         if previous.alone == self._order:
