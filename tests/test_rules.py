@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from a2a_capture.analyze.engine import analyze
@@ -20,6 +22,7 @@ from tests.builders import (
     task,
     write,
 )
+from tests.conftest import ROOT
 
 SEND = {"message": message()}
 STREAMING = card(capabilities={"streaming": True})
@@ -252,14 +255,38 @@ CASES = {
 }
 
 
+#: each rule's pair as docs/rules.md shows it: the capture it fires on, the near miss it stays quiet on
+EXAMPLES = ROOT / "docs" / "rules"
+
+
+def _text(blocks: list[str]) -> str:
+    """Blocks as the capture file ``write`` makes of them."""
+    return "\n\n".join(b.rstrip("\n") for b in blocks) + "\n"
+
+
+def example_files() -> dict[str, str]:
+    """docs/rules/ as these cases make it: `ID.fires.http` and `ID.quiet.http` for every rule."""
+    files = {}
+    for rule_id, (blocks, _, near_miss) in CASES.items():
+        files[f"{rule_id}.fires.http"] = _text(blocks)
+        files[f"{rule_id}.quiet.http"] = _text(near_miss)
+    return files
+
+
 def test_every_rule_has_a_case():
     assert sorted(CASES) == sorted(RULES)
 
 
+def test_the_documented_examples_are_the_tested_cases():
+    """docs/rules.md links each rule to its pair in docs/rules/: the very captures the two tests below
+    run the rule on (docs/rules.md links them). Regenerate with `python -m tests.test_rules`."""
+    assert {path.name: path.read_text() for path in EXAMPLES.glob("*.http")} == example_files()
+
+
 @pytest.mark.parametrize("rule_id", sorted(CASES))
-def test_rule_fires_on_the_right_exchange(tmp_path, rule_id):
-    blocks, exchange, _ = CASES[rule_id]
-    findings = analyze([write(tmp_path, *blocks)]).findings
+def test_rule_fires_on_the_right_exchange(rule_id):
+    _, exchange, _ = CASES[rule_id]
+    findings = analyze([EXAMPLES / f"{rule_id}.fires.http"]).findings
     hits = [(f.rule, f.exchange) for f in findings if f.rule == rule_id]
     assert hits == [(rule_id, exchange)], [(f.rule, f.exchange, f.message) for f in findings]
     finding = next(f for f in findings if f.rule == rule_id)
@@ -268,9 +295,8 @@ def test_rule_fires_on_the_right_exchange(tmp_path, rule_id):
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
-def test_rule_stays_quiet_on_a_near_miss(tmp_path, rule_id):
-    _, _, near_miss = CASES[rule_id]
-    findings = analyze([write(tmp_path, *near_miss)]).findings
+def test_rule_stays_quiet_on_a_near_miss(rule_id):
+    findings = analyze([EXAMPLES / f"{rule_id}.quiet.http"]).findings
     assert [f for f in findings if f.rule == rule_id] == []
 
 
@@ -380,3 +406,12 @@ def test_a_client_that_asked_for_the_card_and_got_none_did_fetch(tmp_path):
               _at(rpc(2, "SendMessage", SEND, result={"task": DONE}), 2.0)]
     rules = [(f.exchange, f.rule) for f in analyze([write(tmp_path, *blocks)]).findings]
     assert ("2", "card-not-fetched") not in rules and ("1", "card-path") in rules, rules
+
+
+if __name__ == "__main__":  # python -m tests.test_rules: write docs/rules/ from CASES
+    for old in EXAMPLES.glob("*.http"):
+        old.unlink()
+    EXAMPLES.mkdir(exist_ok=True)
+    for name, text in example_files().items():
+        (EXAMPLES / name).write_text(text)
+    print(f"wrote {len(example_files())} files to {EXAMPLES}", file=sys.stderr)

@@ -84,6 +84,9 @@ def rules_markdown() -> str:
             rule.example,
             "```",
             "",
+            f"Tested captures: [{rule.id}.fires.http](rules/{rule.id}.fires.http) (it fires),"
+            f" [{rule.id}.quiet.http](rules/{rule.id}.quiet.http) (a near miss: it does not).",
+            "",
             *(["**Good.**", "", "```", rule.good, "```", ""] if rule.good else []),
             f"**Fix.** {rule.fix}",
         ]
@@ -105,7 +108,8 @@ _WRITING = [
     "of the call and facts of the session may say so (`depends=`, `analyze/depends.py`); the engine then",
     "skips it for a call like one it found nothing for, and `tests/test_rule_memo.py` fails if it reads",
     "anything it did not declare. Each rule's example is a tested pair in `tests/test_rules.py` (`CASES`):",
-    "a capture that triggers it and a near miss that does not.",
+    "a capture that triggers it and a near miss that does not, written to `docs/rules/` (`python -m",
+    "tests.test_rules`) and linked from here; a test fails when the files and the cases differ.",
 ]
 
 
