@@ -41,6 +41,8 @@ class Scanner:
         self.policy = policy
         self.shapes = policy.shapes
         self._hints = [hint.lower().encode() for _, _, hint in self.shapes]
+        #: each shape with whether its hint is looked for as written (it has capitals) or case-folded
+        self._tries = _tries(self.shapes)
 
     def candidates(self, whole: bytes) -> list:
         """The shapes whose hint a whole body holds: the only ones worth trying on its strings
@@ -57,8 +59,8 @@ class Scanner:
         taken = [(m.start(), m.end()) for m in MARKER.finditer(text)] if "[redacted:" in text else []
         found: list[Found] = []
         folded = text.lower()
-        for kind, pattern, hint in self.shapes if only is None else only:
-            if hint and hint not in (text if hint.lower() != hint else folded):  # a hint in capitals: as written
+        for kind, pattern, hint, as_written in self._tries if only is None else _tries(only):
+            if hint and hint not in (text if as_written else folded):
                 continue
             for match in pattern.finditer(text):
                 start, end = match.span("secret") if "secret" in pattern.groupindex else match.span()
@@ -95,6 +97,12 @@ class Scanner:
                 if match.group("value") and self.policy.secret_name(match.group("name"), "json"):
                     found.append(Found(*match.span("value"), match.group("name")))
         return found
+
+
+def _tries(shapes: list) -> list[tuple]:
+    """(kind, pattern, hint, as written): a hint with capitals is looked for as written, else in the
+    text case-folded."""
+    return [(kind, pattern, hint, hint.lower() != hint) for kind, pattern, hint in shapes]
 
 
 def _apart(found: list[Found], taken: list[tuple[int, int]]) -> list[Found]:
