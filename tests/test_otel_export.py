@@ -297,8 +297,7 @@ def test_a_live_export_runs_nicer_than_the_recording_and_a_bug_in_it_stops_only_
 
 
 def test_a_grpc_streams_messages_are_span_events_at_their_arrival_times():
-    pytest.importorskip("a2a.types.a2a_pb2", reason="the grpc extra (a2a-sdk) reads gRPC messages")
-    from a2a.types import a2a_pb2
+    from a2a.types import a2a_pb2  # a2a-sdk, a test dependency: the grpc extra's types
 
     from a2a_capture.otel.planner import Planner
     from tests import grpc_builders as gb

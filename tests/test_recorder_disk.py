@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from a2a_capture.capture import read_capture
+from tests.conftest import require
 from tests.live import Recorder, agent, free_port, wait_for_port
 from tests.test_record_command import _record
 
@@ -42,7 +43,7 @@ def small_disk(tmp_path):
     mount.mkdir()
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs (the tests run as root in CI): {done.stderr.decode().strip()}")
+        require(f"a small tmpfs cannot be mounted here (it needs root, as in CI): {done.stderr.decode().strip()}")
     try:
         yield mount
     finally:
