@@ -111,29 +111,28 @@ class Masker:
     def finding(self, finding):
         """A finding with secrets masked in its words (they quote the raw capture: a card's URL, a
         header); the finding itself when there are none."""
-        update = {}
-        for field in ("message", "agent", "agent_name"):
-            value = getattr(finding, field)
-            if value:
-                cleaned = self.text(value)
-                if cleaned != value:
-                    update[field] = cleaned
+        update = self._masked_fields(finding, ("message", "agent", "agent_name"))
         return finding.model_copy(update=update) if update else finding
 
     def call(self, record):
         """An analysis's call record (analyze --format json) with secrets masked in its strings."""
-        update = {}
-        for field in ("agent", "error", "task_id"):
-            value = getattr(record, field)
-            if value:
-                cleaned = self.text(value)
-                if cleaned != value:
-                    update[field] = cleaned
+        update = self._masked_fields(record, ("agent", "error", "task_id"))
         if record.card:
             card = self.document(record.card)
             if card != record.card:
                 update["card"] = card
         return record.model_copy(update=update) if update else record
+
+    def _masked_fields(self, record, fields: tuple[str, ...]) -> dict[str, str]:
+        """The string ``fields`` of ``record`` whose masked text differs: a model_copy update."""
+        update = {}
+        for field in fields:
+            value = getattr(record, field)
+            if value:
+                cleaned = self.text(value)
+                if cleaned != value:
+                    update[field] = cleaned
+        return update
 
     def model(self, value, skip: frozenset[str] = frozenset()):
         """``value`` (a pydantic model, list, tuple, dict or string: a report's view of a session)
