@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 
 import pytest
 from hypothesis import given
@@ -408,3 +409,70 @@ def test_going_back_after_a_stale_length_whatever_the_buffer(data, chunk_size, m
     monkeypatch.setattr(reader._Source, "chunk_size", chunk_size)  # the buffer moves on while reading the length
     assert read_capture_bytes(data, "doc.http") == whole
     assert whole.exchanges[0].request.body in (b"{}", b"{}\nHTTP/1.1 200 OK", b"")
+
+
+class _Pipe(io.RawIOBase):
+    """Bytes that cannot be sought, as stdin from a pipe gives them."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        return self._data.readinto(buffer)
+
+
+def _read_both_ways(data: bytes) -> tuple[list, list]:
+    """Exchanges read from a file that can seek (long bodies read from it in one piece) and from a pipe."""
+    return list(iter_exchanges(io.BytesIO(data))), list(iter_exchanges(io.BufferedReader(_Pipe(data))))
+
+
+@pytest.mark.parametrize("chunk_size", [4096, 1 << 20])
+def test_bodies_longer_than_the_buffer_read_from_the_file_as_from_a_pipe(chunk_size, monkeypatch):
+    from a2a_capture.capture import reader
+
+    monkeypatch.setattr(reader._Source, "chunk_size", chunk_size)
+    frames = b"data: {\"n\": 1}\r\n\r\n" * 200_000  # 3.6 MB: past the buffer by more than a chunk
+    blocks = [
+        b"### 1 \xc2\xb7 stream\n#@ response-body: %d bytes\nPOST / HTTP/1.1\nHost: a\nContent-Length: 2\n\n{}\n\n"
+        b"HTTP/1.1 200 OK\nContent-Type: text/event-stream\nTransfer-Encoding: chunked\n\n%s\n" % (len(frames), frames),
+        b"### 2 \xc2\xb7 sized\nPOST / HTTP/1.1\nHost: a\nContent-Length: %d\n\n%s\n\n"
+        b"HTTP/1.1 200 OK\nContent-Length: 2\n\n{}\n" % (len(frames), frames),
+        # a stale Content-Length far past the buffer: read back from the file, the body found by the layout
+        b"### 3 \xc2\xb7 stale\nGET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\nContent-Length: 9000000\n\n{}\n",
+    ]
+    data = b"\n".join(blocks)
+    seekable, piped = _read_both_ways(data)
+    assert seekable == piped
+    assert [exchange.line for exchange in seekable] == [1, 1 + blocks[0].count(b"\n") + 1,
+                                                         3 + blocks[0].count(b"\n") + blocks[1].count(b"\n")]
+    assert seekable[0].response.body == frames and seekable[1].request.body == frames
+    assert seekable[2].response.body == b"{}"
+
+
+def test_a_framed_body_cut_short_far_past_the_buffer_names_what_arrived():
+    data = b"### 1 \xc2\xb7 cut short\n#@ request-body: 5000000 bytes\nPOST /x HTTP/1.1\nHost: a\n\n" + b"x" * 3_000_000
+    for stream in (io.BytesIO(data), io.BufferedReader(_Pipe(data))):
+        with pytest.raises(CaptureFormatError) as info:
+            list(iter_exchanges(stream))
+        assert info.value.line == 6
+        assert "5000000 bytes of body" in str(info.value) and "end of the file after 3000000 bytes" in str(info.value)
+
+
+def test_a_long_framed_body_is_held_once_while_it_is_read(tmp_path):
+    import tracemalloc
+
+    frames = b"data: {\"n\": 1}\r\n\r\n" * 1_000_000  # 18 MB
+    path = tmp_path / "stream.http"
+    path.write_bytes(b"### 1 \xc2\xb7 stream\n#@ response-body: %d bytes\nGET / HTTP/1.1\nHost: a\n\n"
+                     b"HTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n%s\n" % (len(frames), frames))
+    tracemalloc.start()
+    try:
+        (exchange,) = iter_exchanges(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert exchange.response.body == frames
+    assert peak < 1.3 * len(frames)  # the buffer grown a chunk at a time, then sliced and given to h11: 5x

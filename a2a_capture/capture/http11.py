@@ -1,9 +1,10 @@
 """Turn a written request or response (head lines and body bytes) into model objects.
 
 h11 does the HTTP parsing. The capture file has already framed the body (by length or by
-the layout of the file), so h11 is handed a consistent message: the head as written with
-its framing headers replaced by the true `Content-Length`, then the body. Documentation
-captures may cut a head with `…`; those lines are set aside and the exchange marked as cut.
+the layout of the file), so h11 is handed a consistent head: the head as written with
+its framing headers replaced by the true `Content-Length` (the body it frames is not given:
+h11 would only count it). Documentation captures may cut a head with `…`; those lines are set
+aside and the exchange marked as cut.
 
 A recorded session repeats the same heads over and over (one client, a few agents), so
 the result of parsing a head is remembered by its bytes: h11 sees every distinct head once.
@@ -358,7 +359,7 @@ def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, 
 def _parse(shape: Shape, head: bytes, body: bytes, fail: Fail, parse_head) -> tuple:
     """The parse of the first head of this shape, remembered for the rest: its start line, its
     headers, where the volatile ones are, and whether the message may have SSE events."""
-    start, headers = parse_head(head.split(b"\n"), body, fail)
+    start, headers = parse_head(head.split(b"\n"), len(body), fail)
     cuts = start[3]
     volatile = tuple((i, name, None if name.lower().encode() in _FRAMING else value,
                       i + 1 + sum(cut <= i for cut in cuts))
@@ -433,7 +434,7 @@ def _check_value(name: str, value: bytes, fail: Fail) -> None:
     _checked.add(value)
 
 
-def _parse_request_head(lines: list[bytes], body: bytes, fail: Fail) -> tuple:
+def _parse_request_head(lines: list[bytes], length: int, fail: Fail) -> tuple:
     match = REQUEST_LINE.match(lines[0])
     if match is None:
         if STATUS_LINE.match(lines[0]):
@@ -444,29 +445,27 @@ def _parse_request_head(lines: list[bytes], body: bytes, fail: Fail) -> tuple:
     headers, cuts = _header_lines(lines[1:], fail)
     conn = h11.Connection(our_role=h11.SERVER)
     wire = [b"%s %s HTTP/1.1" % (method, target.replace(_CUT, _PLACEHOLDER))]
-    wire += _wire_headers(headers, len(body), add_host=True)
-    conn.receive_data(b"\r\n".join(wire) + b"\r\n\r\n" + body)
-    event, _ = _next_message(conn, fail)
+    wire += _wire_headers(headers, length, add_host=True)
+    event = _head_event(conn, wire, fail)
     target = _text(event.target.replace(_PLACEHOLDER, _CUT))
     return (_text(event.method), target, version.decode(), tuple(cuts)), tuple(_kept_headers(event, headers))
 
 
-def _parse_response_head(lines: list[bytes], body: bytes, fail: Fail) -> tuple:
+def _parse_response_head(lines: list[bytes], length: int, fail: Fail) -> tuple:
     match = STATUS_LINE.match(lines[0])
     if match is None:
         raise fail("a status line (HTTP/1.1 200 OK)", 0, _show(lines[0]))
     version, status, reason = match.groups()
     code = int(status)
-    if body and (code < 200 or code in _NO_BODY_STATUS):
-        raise fail(f"no body after a {code} response", 0, f"{len(body)} bytes of body")
+    if length and (code < 200 or code in _NO_BODY_STATUS):
+        raise fail(f"no body after a {code} response", 0, f"{length} bytes of body")
     headers, cuts = _header_lines(lines[1:], fail)
     conn = h11.Connection(our_role=h11.CLIENT)
     conn.send(h11.Request(method="GET", target="/", headers=[("Host", "capture")]))
     conn.send(h11.EndOfMessage())
     wire = [b"HTTP/1.1 %s %s" % (status, (reason or b"").replace(_CUT, _PLACEHOLDER))]
-    wire += _wire_headers(headers, len(body), add_host=False, status=code)
-    conn.receive_data(b"\r\n".join(wire) + b"\r\n\r\n" + body)
-    event, _ = _next_message(conn, fail)
+    wire += _wire_headers(headers, length, add_host=False, status=code)
+    event = _head_event(conn, wire, fail)
     reason = _text(event.reason.replace(_PLACEHOLDER, _CUT))
     return (event.status_code, reason, version.decode(), tuple(cuts)), tuple(_kept_headers(event, headers))
 
@@ -501,21 +500,14 @@ def _wire_headers(headers: list[bytes], length: int, *, add_host: bool, status: 
     return wire
 
 
-def _next_message(conn: h11.Connection, fail: Fail):
+def _head_event(conn: h11.Connection, wire: list[bytes], fail: Fail):
+    """h11's event for the head ``wire`` (its lines), given without its body: the Content-Length frames a
+    body h11 would only count, and a body of 200 MB would be copied into its buffer and out again."""
+    conn.receive_data(b"\r\n".join(wire) + b"\r\n\r\n")
     try:
-        head = conn.next_event()
-        if isinstance(head, h11.InformationalResponse):
-            return head, b""
-        chunks = []
-        while True:
-            event = conn.next_event()
-            if isinstance(event, h11.Data):
-                chunks.append(event.data)
-            elif isinstance(event, h11.EndOfMessage) or event is h11.NEED_DATA:
-                break
+        return conn.next_event()
     except h11.RemoteProtocolError as error:
         raise fail(f"a valid HTTP/1.1 head ({error})", 0, None) from None
-    return head, b"".join(chunks)
 
 
 def _kept_headers(event, written: list[bytes]) -> list[tuple[str, str]]:

@@ -48,12 +48,16 @@ class _Source:
         self.eof = False
         self.dropped = 0  # bytes of the file before the buffer
         self.kept: int | None = None  # where in the file a ``tell`` asks the buffer to keep from
+        #: where the stream stood when the reader began, if it can seek: a body longer than the buffer
+        #: is then read straight from the file, in one piece (``take``), never copied through the buffer
+        self.origin = _seekable_at(stream)
 
     def fill(self) -> bool:
         """Read one more chunk; False at the end of the file."""
         if self.eof:
             return False
-        cut = self.pos if self.kept is None else min(self.pos, self.kept - self.dropped)
+        # (a mark before the buffer, where ``take`` read a body past it, keeps nothing: ``back_to`` seeks)
+        cut = self.pos if self.kept is None else max(0, min(self.pos, self.kept - self.dropped))
         # past a chunk of kept bytes (a line longer than a chunk), as many again: each byte is copied
         # a bounded number of times, not once per chunk (a 200 MB line: 200 copies of 100 MB on average)
         kept = len(self.buf) - cut
@@ -108,6 +112,8 @@ class _Source:
         return self.kept, self.line
 
     def back_to(self, mark: tuple[int, int]) -> None:
+        if mark[0] < self.dropped:  # ``take`` read past the buffer from there: read again from the file
+            self._restart_at(mark[0])
         self.pos, self.line = mark[0] - self.dropped, mark[1]
         self.kept = None
 
@@ -116,12 +122,34 @@ class _Source:
 
     def take(self, size: int) -> bytes | None:
         """Exactly ``size`` bytes, or None if the file ends first."""
+        if size - (len(self.buf) - self.pos) > self.chunk_size and self.origin is not None:
+            return self._take_from_file(size)
         while len(self.buf) - self.pos < size:
             if not self.fill():
                 return None
         data = self.buf[self.pos:self.pos + size]
         self.skip(size)
         return data
+
+    def _take_from_file(self, size: int) -> bytes | None:
+        """``take`` for more than the buffer holds: the bytes read from the file in one read, into the one
+        object that keeps them (filling the buffer on would copy it once for each time it grew, and h11's
+        body would copy it again); the buffer starts again after them. At the end of the file first, the
+        buffer holds what is left of it, as ``take`` would leave it."""
+        start = self.dropped + self.pos
+        self._restart_at(start)
+        data = self.stream.read(size)
+        if len(data) < size:
+            self.buf, self.eof = data, True
+            return None
+        self.line += data.count(b"\n")
+        self.dropped += size
+        return data
+
+    def _restart_at(self, offset: int) -> None:
+        """An empty buffer at ``offset`` in the file, the stream moved there."""
+        self.stream.seek(self.origin + offset)
+        self.buf, self.pos, self.dropped, self.eof = b"", 0, offset, False
 
     def search(self, pattern: re.Pattern[bytes]) -> re.Match[bytes] | None:
         """The first match from the position on, reading on until found or at the end."""
@@ -919,6 +947,8 @@ def _body(buf: bytes, at: int, eof: bool, length: int | None, framing: _Framing 
     if buf[end:end + 2] == b"\n\n":
         return buf[at:end], end + 2
     size = len(buf)
+    if end - size > _CHUNK and not eof:
+        return None  # a body far past the buffer: the general reader takes it from the file in one piece
     for _ in range(2):  # the body's line end, then a blank line, or the end of the file
         if end >= size:
             if not eof:
@@ -995,6 +1025,14 @@ def _common_next_block(buf: bytes, at: int, eof: bool):
 
 def _text(value: bytes) -> str:
     return value.decode("utf-8", "surrogateescape")
+
+
+def _seekable_at(stream: BinaryIO) -> int | None:
+    """Where ``stream`` stands, if it can seek (a file, bytes in memory); None for a pipe."""
+    try:
+        return stream.tell() if stream.seekable() else None
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 # -- public entry points -------------------------------------------------------------------
