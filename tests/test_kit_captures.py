@@ -97,11 +97,11 @@ def test_bodies_are_exact_bytes(kit):
 @pytest.mark.parametrize("chunk_size", [1, 2, 3, 7, 64, 4096])
 def test_reading_in_small_chunks_gives_the_same_capture(kit, monkeypatch, chunk_size):
     """Every place where a chunk can end is a place the reader must not trip."""
-    from a2a_capture.capture import reader
+    from a2a_capture.capture.source import Source
     from tests.conftest import DATA
 
     paths = [kit / "07-auth-required.http", kit / "19-planner.http", kit / "14-resubscribe.http",
              DATA / "sample-session.http"]
     whole = [read_capture(path) for path in paths]
-    monkeypatch.setattr(reader._Source, "chunk_size", chunk_size)
+    monkeypatch.setattr(Source, "chunk_size", chunk_size)
     assert [read_capture(path) for path in paths] == whole

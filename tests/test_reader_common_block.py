@@ -18,7 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from a2a_capture.capture import capture_bytes, http11, read_capture_bytes
+from a2a_capture.capture import quick as quick_way
 from a2a_capture.capture import reader as reader_module
+from a2a_capture.capture.source import Source
 from a2a_capture.errors import CaptureFormatError
 from tests.test_roundtrip_property import captures
 
@@ -46,7 +48,7 @@ def _read_both(data: bytes, monkeypatch, chunk_size: int | None = None):
             if not quick:
                 patch.setattr(reader_module.CaptureReader, "quick", False)
             if chunk_size is not None:
-                patch.setattr(reader_module._Source, "chunk_size", chunk_size)
+                patch.setattr(Source, "chunk_size", chunk_size)
             try:
                 capture = read_capture_bytes(data, "same.http")
             except CaptureFormatError as error:
@@ -132,12 +134,12 @@ def _taken(monkeypatch, data: bytes, chunk_size: int = 1 << 20) -> list:
     taken = []
     original = reader_module.CaptureReader._common_block
     with monkeypatch.context() as patch:
-        patch.setattr(reader_module._Source, "chunk_size", chunk_size)
+        patch.setattr(Source, "chunk_size", chunk_size)
         patch.setattr(reader_module.CaptureReader, "_common_block",
                       lambda self, *args: taken.append(original(self, *args)) or taken[-1])
         patch.setattr(reader_module.CaptureReader, "_read_exchange", None)  # not called
         read_capture_bytes(data)
-    return [found for found in taken if found is not reader_module._MORE]  # read on, then taken
+    return [found for found in taken if found is not quick_way.MORE]  # read on, then taken
 
 
 # blocks the quick way must hand over to the general reader at the right point, and errors
@@ -252,8 +254,9 @@ def _fresh_heads(monkeypatch) -> dict[bytes, http11.KnownHeads]:
     monkeypatch.setattr(http11, "_requests", {})
     monkeypatch.setattr(http11, "known_heads", known)
     monkeypatch.setattr(http11, "seen_requests", _Seen())
-    monkeypatch.setattr(reader_module, "_KNOWN_REQUESTS", known[b"request"])
-    monkeypatch.setattr(reader_module, "_KNOWN_RESPONSES", known[b"response"])
+    for module in (quick_way, reader_module):  # the quick way's, which the reader takes by name
+        monkeypatch.setattr(module, "KNOWN_REQUESTS", known[b"request"])
+        monkeypatch.setattr(module, "KNOWN_RESPONSES", known[b"response"])
     return known
 
 

@@ -403,10 +403,10 @@ _STALE_LENGTHS = [
 @pytest.mark.parametrize("data", _STALE_LENGTHS)
 @pytest.mark.parametrize("chunk_size", [1, 5, 7, 16, 64])
 def test_going_back_after_a_stale_length_whatever_the_buffer(data, chunk_size, monkeypatch):
-    from a2a_capture.capture import reader
+    from a2a_capture.capture.source import Source
 
     whole = read_capture_bytes(data, "doc.http")
-    monkeypatch.setattr(reader._Source, "chunk_size", chunk_size)  # the buffer moves on while reading the length
+    monkeypatch.setattr(Source, "chunk_size", chunk_size)  # the buffer moves on while reading the length
     assert read_capture_bytes(data, "doc.http") == whole
     assert whole.exchanges[0].request.body in (b"{}", b"{}\nHTTP/1.1 200 OK", b"")
 
@@ -431,9 +431,9 @@ def _read_both_ways(data: bytes) -> tuple[list, list]:
 
 @pytest.mark.parametrize("chunk_size", [4096, 1 << 20])
 def test_bodies_longer_than_the_buffer_read_from_the_file_as_from_a_pipe(chunk_size, monkeypatch):
-    from a2a_capture.capture import reader
+    from a2a_capture.capture.source import Source
 
-    monkeypatch.setattr(reader._Source, "chunk_size", chunk_size)
+    monkeypatch.setattr(Source, "chunk_size", chunk_size)
     frames = b"data: {\"n\": 1}\r\n\r\n" * 200_000  # 3.6 MB: past the buffer by more than a chunk
     blocks = [
         b"### 1 \xc2\xb7 stream\n#@ response-body: %d bytes\nPOST / HTTP/1.1\nHost: a\nContent-Length: 2\n\n{}\n\n"

@@ -1,0 +1,187 @@
+"""The bytes of a capture file under a reader: a sliding buffer that knows each position's line.
+
+A capture may be larger than memory, so the reader never holds the file: it looks at a buffer that
+moves on a chunk at a time, and keeps only what a caller still needs (a ``tell`` it may come back to).
+A body longer than the buffer is read from the file in one piece, straight into the bytes that keep it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import BinaryIO
+
+from a2a_capture.errors import CaptureFormatError
+
+CHUNK = 1 << 20
+_BLANK_LINE = re.compile(rb"(?:\A|\n)\r?\n")
+
+#: how a reader says what it expected where the source stands (or at ``line``), and what it ``found``
+Error = Callable[..., CaptureFormatError]
+
+
+class Source:
+    """A buffered byte source that knows the line number of its position."""
+
+    chunk_size = CHUNK
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.buf = b""
+        self.pos = 0
+        self.line = 1
+        self.eof = False
+        self.dropped = 0  # bytes of the file before the buffer
+        self.kept: int | None = None  # where in the file a ``tell`` asks the buffer to keep from
+        #: where the stream stood when the reader began, if it can seek: a body longer than the buffer
+        #: is then read straight from the file, in one piece (``take``), never copied through the buffer
+        self.origin = _seekable_at(stream)
+
+    def fill(self) -> bool:
+        """Read one more chunk; False at the end of the file."""
+        if self.eof:
+            return False
+        # (a mark before the buffer, where ``take`` read a body past it, keeps nothing: ``back_to`` seeks)
+        cut = self.pos if self.kept is None else max(0, min(self.pos, self.kept - self.dropped))
+        # past a chunk of kept bytes (a line longer than a chunk), as many again: each byte is copied
+        # a bounded number of times, not once per chunk (a 200 MB line: 200 copies of 100 MB on average)
+        kept = len(self.buf) - cut
+        chunk = self.stream.read(kept if kept > CHUNK else self.chunk_size)
+        if not chunk:
+            self.eof = True
+            return False
+        if cut:  # what was read is dropped as the chunk is added: one copy
+            self.buf = b"".join((memoryview(self.buf)[cut:], chunk))
+            self.dropped += cut
+            self.pos -= cut
+        else:
+            self.buf += chunk
+        return True
+
+    def peek_line(self) -> bytes:
+        """The next line with its line end; b"" at the end of the file."""
+        while True:
+            end = self.buf.find(b"\n", self.pos)
+            if end >= 0:
+                return self.buf[self.pos:end + 1]
+            if not self.fill():
+                return self.buf[self.pos:]
+
+    def peek_past_blank_lines(self) -> tuple[bytes, int]:
+        """The first line that is not blank, and how many bytes of blank lines precede it."""
+        offset = 0
+        while True:
+            end = self.buf.find(b"\n", self.pos + offset)
+            if end < 0:
+                if self.fill():
+                    continue
+                return self.buf[self.pos + offset:], offset
+            line = self.buf[self.pos + offset:end + 1]
+            if line not in (b"\n", b"\r\n"):
+                return line, offset
+            offset += len(line)
+
+    def next_line(self) -> bytes:
+        line = self.peek_line()
+        self.skip(len(line))
+        return line
+
+    def skip(self, size: int) -> None:
+        self.line += self.buf.count(b"\n", self.pos, self.pos + size)
+        self.pos += size
+
+    def tell(self) -> tuple[int, int]:
+        """Where the position is in the file, and its line, to come back to after reading on:
+        the buffer keeps what follows until ``back_to`` or ``let_go``."""
+        self.kept = self.dropped + self.pos
+        return self.kept, self.line
+
+    def back_to(self, mark: tuple[int, int]) -> None:
+        if mark[0] < self.dropped:  # ``take`` read past the buffer from there: read again from the file
+            self._restart_at(mark[0])
+        self.pos, self.line = mark[0] - self.dropped, mark[1]
+        self.kept = None
+
+    def let_go(self) -> None:
+        self.kept = None
+
+    def take(self, size: int) -> bytes | None:
+        """Exactly ``size`` bytes, or None if the file ends first."""
+        if size - (len(self.buf) - self.pos) > self.chunk_size and self.origin is not None:
+            return self._take_from_file(size)
+        while len(self.buf) - self.pos < size:
+            if not self.fill():
+                return None
+        data = self.buf[self.pos:self.pos + size]
+        self.skip(size)
+        return data
+
+    def _take_from_file(self, size: int) -> bytes | None:
+        """``take`` for more than the buffer holds: the bytes read from the file in one read, into the one
+        object that keeps them (filling the buffer on would copy it once for each time it grew, and h11's
+        body would copy it again); the buffer starts again after them. At the end of the file first, the
+        buffer holds what is left of it, as ``take`` would leave it."""
+        start = self.dropped + self.pos
+        self._restart_at(start)
+        data = self.stream.read(size)
+        if len(data) < size:
+            self.buf, self.eof = data, True
+            return None
+        self.line += data.count(b"\n")
+        self.dropped += size
+        return data
+
+    def _restart_at(self, offset: int) -> None:
+        """An empty buffer at ``offset`` in the file, the stream moved there."""
+        self.stream.seek(self.origin + offset)
+        self.buf, self.pos, self.dropped, self.eof = b"", 0, offset, False
+
+    def search(self, pattern: re.Pattern[bytes]) -> re.Match[bytes] | None:
+        """The first match from the position on, reading on until found or at the end."""
+        offset = 0  # where to search from, relative to the position (the buffer may move)
+        while True:
+            match = pattern.search(self.buf, self.pos + offset)
+            if match is not None:
+                # the line after the match must be whole to be sure of what it is
+                if self.eof or self.buf.find(b"\n", match.end()) >= 0:
+                    return match
+                offset = match.start() - self.pos
+            else:
+                offset = max(0, len(self.buf) - self.pos - 64)
+                while offset and self.buf[self.pos + offset - 1] in b"\r\n":
+                    offset -= 1  # a match starts at the first line end of a run (syntax._ends)
+            if not self.fill():
+                return pattern.search(self.buf, self.pos + offset)
+
+    def take_run(self, pattern: re.Pattern[bytes]) -> bytes:
+        """What ``pattern`` matches at the position, read on while the match may grow."""
+        while True:
+            match = pattern.match(self.buf, self.pos)
+            # what stops the match must be a whole line, or the run may go on in the next chunk
+            if self.buf.find(b"\n", match.end()) >= 0 or not self.fill():
+                run = self.buf[self.pos:match.end()]
+                self.skip(len(run))
+                return run
+
+    def take_head(self) -> bytes:
+        """The lines up to the first blank one (consumed too), without that blank line."""
+        while True:
+            match = _BLANK_LINE.search(self.buf, self.pos)
+            if match is not None:
+                head = self.buf[self.pos:match.start()]
+                self.skip(match.end() - self.pos)
+                return head
+            if not self.fill():
+                head = self.buf[self.pos:]
+                self.skip(len(head))
+                return head
+
+
+
+def _seekable_at(stream: BinaryIO) -> int | None:
+    """Where ``stream`` stands, if it can seek (a file, bytes in memory); None for a pipe."""
+    try:
+        return stream.tell() if stream.seekable() else None
+    except (AttributeError, OSError, ValueError):
+        return None
+
