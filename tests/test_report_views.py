@@ -478,7 +478,7 @@ def test_exchanges_are_headings_and_the_diagrams_can_be_skipped(browser, tmp_pat
 def test_one_line_json_is_laid_out_and_recorder_notes_join_the_note():
     exchanges = read_capture(ROOT / "captures" / "09-mistakes.http").exchanges
     text, note = listing(exchanges[7], layout=True)
-    assert '    "message": "Push notifications are not supported by the agent",' in text.text
+    assert '{"error": {"code": -32003, "message": "Push notifications are not supported by the agent",' in text.lines
     assert "laid out here for reading" in note
     card, note = listing(read_capture(ROOT / "captures" / "01-discovery.http").exchanges[0], layout=True)
     assert "# a2a-capture rewrote" not in card.text

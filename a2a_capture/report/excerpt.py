@@ -4,6 +4,11 @@ Every kept line is a line of the capture, character for character. A cut is mark
 `…`: a line of its own, at the indentation of what it replaces, for whole lines; inside a
 line for parts of a long one (recorded captures write JSON on one line). The note says what
 was kept, as the manual's notes do.
+
+Laid out for reading (``layout``, the report's form), a listing is shorter than the capture's
+own lines: JSON held on one line is laid out, then its members packed side by side and its
+brackets hugged (``_packed``), an id said before is shown by its first characters, the headers
+left out are one `…` after those kept, and an `Accept: */*` is left out with them.
 """
 
 from __future__ import annotations
@@ -55,6 +60,8 @@ TOP_LEVEL = {"id": "the ids", "message": "the error message", "error": "the erro
 
 _KEY = re.compile(r'^(\s*)"([^"]+)"\s*:')
 _PAIR = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)')
+#: how much of an id said before in the listing is shown again: enough to tell it from the others
+_ID_SHOWN = 8
 _SHORT = 14  # a body of this many lines or fewer is shown whole
 _LAYOUT_LIMIT = 1 << 20  # bodies longer than this are cut inside their line instead of laid out
 #: notes the recorder writes about its own work
@@ -76,6 +83,7 @@ class Listing:
     long_values: list[tuple[str, int, int]] = field(default_factory=list)  # (key, kept, length)
     long_lines: list[int] = field(default_factory=list)  # lengths of lines cut to their start
     layout: bool = False  # lay one-line JSON bodies out for reading
+    said_ids: set[str] = field(default_factory=set)  # ids a laid-out body has shown whole
     laid_out: bool = False
     recorder_notes: list[str] = field(default_factory=list)
 
@@ -126,8 +134,10 @@ def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | N
 
 #: what a report says once, above its listings, instead of in the note of each
 LEGEND = ("Each listing keeps the lines that matter and marks what it leaves out with …; JSON a capture "
-          "holds on one line is laid out for reading, and each stream frame is listed under the time it "
-          "arrived. After an error answer the recorder sends the next call on a new connection (agents often "
+          "holds on one line is laid out for reading, short members side by side and each bracket on the line "
+          "of its first or last member, an id shown whole the first time a listing has it and by its first "
+          f"{_ID_SHOWN} characters after that, and each stream frame is listed under the time it arrived. "
+          "After an error answer the recorder sends the next call on a new connection (agents often "
           "close theirs without saying so); its note on each such exchange is not repeated here.")
 #: the recorder's notes the legend stands for
 SAID_IN_LEGEND = frozenset({NEW_CONNECTION_AFTER_ERROR})
@@ -159,14 +169,17 @@ def _status_line(response: Response) -> str:
 def _message(out: Listing, message: Message, start: str, whole: bool, extra: set[str] | None,
              grpc_call: tuple[str, str]) -> None:
     out.lines.append(start)
+    first = len(out.lines)
     cut_run = False
     for name, value in message.headers:
-        if whole or name.lower() in KEPT_HEADERS:
+        if whole or (name.lower() in KEPT_HEADERS and not (out.layout and _says_nothing(name, value))):
             out.lines.append(f"{name}: {value}")
             cut_run = False
         elif not cut_run:
             out.lines.append(CUT)
             out.cut = cut_run = True
+    if out.layout and CUT in out.lines[first:]:  # one `…`, after the kept headers, says some are left out
+        out.lines[first:] = [*(line for line in out.lines[first:] if line != CUT), CUT]
     if message.is_grpc and message.grpc_frames is not None:
         _grpc(out, message, *grpc_call, whole, extra)
         return
@@ -187,6 +200,14 @@ def _message(out: Listing, message: Message, start: str, whole: bool, extra: set
         _body(out, text, extra)
 
 
+#: header values a reading listing leaves out with the other headers: they ask for what any answer is
+SAYS_NOTHING = {("accept", "*/*")}
+
+
+def _says_nothing(name: str, value: str) -> bool:
+    return (name.lower(), value.strip()) in SAYS_NOTHING
+
+
 def _laid_out(out: Listing, text: str) -> str:
     """A long one-line JSON body on several lines, two-space indented, as the kit writes JSON."""
     if "\n" in text.strip() or len(text) <= _LONG_LINE or len(text) > _LAYOUT_LIMIT:
@@ -196,7 +217,22 @@ def _laid_out(out: Listing, text: str) -> str:
     except ValueError:  # not JSON, or nested deeper than nesting.MAX_DEPTH
         return text
     out.laid_out = True
-    return "\n".join(_laid_lines(value, 0, ""))
+    return "\n".join(_laid_lines(_ids_said_once(value, out.said_ids), 0, ""))
+
+
+def _ids_said_once(value, said: set[str], key: str = ""):
+    """``value`` with each id the listing has shown before cut to its first characters and a `…`:
+    a task's, context's and call's ids come back in every frame and answer, 36 characters each."""
+    if isinstance(value, dict):
+        return {name: _ids_said_once(item, said, name) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_ids_said_once(item, said, key) for item in value]
+    if not isinstance(value, str) or not (key == "id" or key.endswith("Id")) or len(value) <= _ID_SHOWN + 4:
+        return value
+    if value in said:
+        return value[:_ID_SHOWN] + CUT
+    said.add(value)
+    return value
 
 
 #: how wide a laid-out line may grow before an object or array in it is opened up
@@ -243,6 +279,53 @@ def _grpc(out: Listing, message: Message, target: str, direction: str, whole: bo
 
 
 def _body(out: Listing, text: str, extra: set[str] | None) -> None:
+    start = len(out.lines)
+    _cut_body(out, text, extra)
+    if out.layout:
+        out.lines[start:] = _packed(out.lines[start:])
+
+
+#: how wide a line of members packed side by side may grow
+_PACKED_WIDTH = 110
+
+
+def _packed(lines: list[str]) -> list[str]:
+    """Laid-out lines drawn together: an object or array takes its first member on its own line,
+    its closing bracket goes on the line of its last, and members one under the other at the
+    same depth sit side by side as far as the width allows. The depth still shows by the
+    indentation; a bracket or a short member on a line of its own is a line the reader scrolls past."""
+    result: list[str] = []
+    depth = -1  # the indentation of the member (or closing bracket) the last line ends with
+    for line in lines:
+        last = result[-1] if result else ""
+        stripped = line.strip()
+        if not _joinable(last) or not stripped or stripped.startswith("#"):
+            result.append(line)
+        elif last.rstrip().endswith(("{", "[")) and len(last) + len(stripped) <= _PACKED_WIDTH:
+            result[-1] = last.rstrip() + stripped  # an opening bracket takes its first member
+        elif _CLOSER.match(line) and len(last) + len(stripped) <= _LONG_LINE:
+            result[-1] = last.rstrip() + stripped  # a closing bracket goes where the last member ends
+        elif _packable(line) and not last.rstrip().endswith(("{", "[")) and depth == len(_indent(line)) \
+                and len(last) + 1 + len(stripped) <= _PACKED_WIDTH:
+            result[-1] = last.rstrip() + " " + stripped  # a member beside the one before it
+        else:
+            result.append(line)
+        depth = len(_indent(line))
+    return result
+
+
+def _joinable(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def _packable(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.endswith(("{", "[")) and not _CLOSER.match(line) \
+        and not stripped.startswith(("#", "data:"))
+
+
+def _cut_body(out: Listing, text: str, extra: set[str] | None) -> None:
     lines = text.splitlines() or [""]
     if len(lines) == 1:
         out.lines.append(_cut_line(out, lines[0], extra))
@@ -459,8 +542,9 @@ def _stream(out: Listing, body: bytes, events, whole: bool, extra: set[str] | No
         raw = body[event.start:event.end].decode("utf-8", "replace")
         frame = [line for line in raw.splitlines() if line.strip()]
         data = frame[0].removeprefix("data:").lstrip() if len(frame) == 1 and frame[0].startswith("data:") else ""
-        if data and not whole and out.layout and data != _laid_out(out, data):  # a frame laid out as a body is
-            _body(out, "data: " + _laid_out(out, data), extra)
+        laid = _laid_out(out, data) if data and not whole and out.layout else data
+        if laid != data:  # a frame laid out as a body is
+            _body(out, "data: " + laid, extra)
         else:
             for line in frame:
                 out.lines.append(line if whole else _cut_line(out, line, extra))
