@@ -1,12 +1,19 @@
-"""Client libraries that say who they are (User-Agent), and the fix each rule's habit has in their own API.
+"""Client libraries, named by their User-Agent or known by their wire habits, and the fix each rule's habit
+has in their own API.
 
-A table, not code: a finding on a call whose User-Agent names a library below adds that library's way
-to the rule's fix. Libraries built on a2a-sdk's client send httpx's User-Agent and name nothing.
+Tables, not code: a finding on a call whose User-Agent names a library below adds that library's way
+to the rule's fix. Libraries that send a generic User-Agent (python-httpx, python-requests) are known by
+the habits their clients were recorded with (tests/stacks/): the JSON-RPC envelope's key order and id
+shape, the order of the body headers; such a name says "likely". A card fetch has no envelope: it is
+named by the latest A2A call to the same agent (``Session.client_library``).
 Each fix is grounded: tests/test_library_fixes.py applies it to the library's client in tests/stacks/
 and shows the finding gone; a rule no test has applied a fix for keeps its generic fix.
 """
 
 from __future__ import annotations
+
+import re
+from typing import NamedTuple
 
 #: a User-Agent's first product name -> (the library, {rule id: the fix in its API})
 LIBRARIES: dict[str, tuple[str, dict[str, str]]] = {
@@ -30,6 +37,78 @@ LIBRARIES: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
+
+
+class Habits(NamedTuple):
+    """How one library's client writes a JSON-RPC call, as recorded from it; None: any."""
+
+    user_agent: str  # the User-Agent's first product name (generic: the HTTP library's)
+    first_key: str  # the envelope's first member: "id" or "jsonrpc"
+    ids: frozenset[str]  # the shapes of the ids it makes (``id_shape``)
+    body_headers: str  # "length, type" (Content-Length first) or "type, length"
+    versions: frozenset[str] | None = None  # the versions its method names spell
+
+
+class KnownByHabits(NamedTuple):
+    """A library its habits tell: its name with the version they show, the habits, {rule id: the fix in its API}."""
+
+    name: str
+    habits: Habits
+    fixes: dict[str, str]
+
+
+#: a library known by its habits, by a key of its own
+HABITS: dict[str, KnownByHabits] = {
+    # a2a-sdk 0.3's JsonRpcTransport: `str(uuid4())` ids, `id` first (pydantic's field order), httpx `json=`;
+    # Strands' A2AAgent sends exactly this (it is built on it)
+    "a2a-sdk-0.3": KnownByHabits(
+        "a2a-sdk 0.3's client (likely, by its habits: uuid ids, `id` first)",
+        Habits("python-httpx", "id", frozenset({"uuid"}), "length, type", frozenset({"0.3"})), {
+        "poll-terminal": "the last `(task, update)` that `client.send_message(...)` yields holds the task's final "
+                         "state; call `client.get_task(TaskQueryParams(id=task.id))` only while "
+                         "`task.status.state` is not terminal",
+        "card-refetch": "resolve the card once (`card = await A2ACardResolver(http, base).get_agent_card()`) and "
+                        "make every client from it (`ClientFactory(config).create(card)`), or keep the client",
+    }),
+}
+
+#: the JSON-RPC id shapes ``Habits.ids`` names
+_ID_SHAPES = (("uuid", re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")),
+              ("hex", re.compile(r"[0-9a-f]{32}\Z")))
+
+
+def id_shape(value: object) -> str:
+    """"uuid", "hex" (uuid4().hex), "int", "null" or "string"."""
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return "int"
+    text = str(value).lower()
+    return next((shape for shape, pattern in _ID_SHAPES if pattern.match(text)), "string")
+
+
+def _body_headers(call) -> str | None:
+    names = [name.lower() for name, _ in call.headers]
+    if "content-length" not in names or "content-type" not in names:
+        return None
+    return "length, type" if names.index("content-length") < names.index("content-type") else "type, length"
+
+
+def known_by_habits(call) -> str | None:
+    """The HABITS key of the library whose habits a JSON-RPC call shows, if one's."""
+    body = call.request_json
+    if call.kind != "jsonrpc" or not isinstance(body, dict) or not body:
+        return None
+    product = (call.header("user-agent") or "").split("/", 1)[0].lower()
+    first, shape, headers = next(iter(body)), id_shape(body.get("id")), _body_headers(call)
+    for key, known in HABITS.items():
+        habits = known.habits
+        if (habits.user_agent, habits.first_key, habits.body_headers) == (product, first, headers) \
+                and shape in habits.ids and (habits.versions is None or call.spelled_version in habits.versions):
+            return key
+    return None
+
+
 def library_of(call) -> tuple[str, dict[str, str]] | None:
     """The library a call's User-Agent names, if it is one of the table's."""
     agent = call.header("user-agent")
@@ -42,9 +121,13 @@ def library_of(call) -> tuple[str, dict[str, str]] | None:
     return None
 
 
-def library_fix(call, rule_id: str) -> str:
-    """"; with LIBRARY: FIX" where the call's User-Agent names a library with a fix for this rule, else ""."""
+def library_fix(call, rule_id: str, session=None) -> str:
+    """"; with LIBRARY: FIX" where the call's User-Agent names a library with a fix for this rule, or its habits
+    (or, for a card fetch, the latest A2A call to its agent: ``session``) show one, else ""."""
     entry = library_of(call)
+    if entry is None:
+        habits = known_by_habits(call) or (session.client_library(call.agent) if session is not None else None)
+        entry = (HABITS[habits].name, HABITS[habits].fixes) if habits else None
     if entry is None or rule_id not in entry[1]:
         return ""
     return f"; with {entry[0]}: {entry[1][rule_id]}"

@@ -17,6 +17,7 @@ from urllib.parse import urlunsplit
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card, Interface, split_url, url_origin
 from a2a_capture.a2a.decode import Call
+from a2a_capture.analyze.libraries import known_by_habits
 
 #: routes whose interfaces a session remembers at most (a session has a few; hostile input, any number)
 _MAX_ROUTES = 1024
@@ -62,7 +63,8 @@ def without_bodies(call: Call) -> Call:
     unlearned, until a later call starts after it ended, and many may wait at once."""
     params = call.params if call.operation == "ListTasks" else {
         name: call.params[name] for name in _LEARNED_PARAMS if name in call.params}
-    return replace(call, request_json=None, response_json=None, params=params)
+    return replace(call, request_json=None, response_json=None, params=params,
+                   client_library=call.client_library or known_by_habits(call))
 
 
 def view_of(call: Call) -> object:
@@ -284,6 +286,7 @@ class Knowledge(Protocol):
     def last_a2a(self, agent: str | None) -> LastCall | None: ...
     def connections(self, agent: str | None) -> Connections | None: ...
     def card_asked(self, agent: str | None) -> Seen | None: ...
+    def client_library(self, agent: str | None) -> str | None: ...
 
 
 @dataclass
@@ -323,6 +326,8 @@ class Session:
     agent_connections: dict[str, Connections] = field(default_factory=dict)
     #: agent -> its latest card fetch, whatever it got
     card_asks: dict[str | None, Seen] = field(default_factory=dict)
+    #: agent -> the client library (libraries.HABITS key) its latest A2A call's habits showed
+    client_libraries: dict[str | None, str] = field(default_factory=dict)
     _order: int = 0
     #: the call ``held_card`` last answered, and its answer (forgotten when a call is learned)
     _memo_call: Call | None = None
@@ -554,6 +559,10 @@ class Session:
         """The latest card fetch from the agent, whatever it got."""
         return self.card_asks.get(agent)
 
+    def client_library(self, agent: str | None) -> str | None:
+        """The client library the latest A2A call to the agent was known by (its habits), if one."""
+        return self.client_libraries.get(agent)
+
     # -- learning from a call -------------------------------------------------------------------
 
     def apply(self, call: Call) -> None:
@@ -613,6 +622,9 @@ class Session:
             by_id.setdefault(call.message_id, record)
         if call.is_a2a:
             self.last_a2a_calls[agent] = LastCall(record, call.task_id)
+            library = call.client_library or known_by_habits(call)
+            if library is not None:
+                self.client_libraries[agent] = library
         elif kind == "card":
             self.card_asks[agent] = record
         if call.client is not None and agent is not None and kind != "webhook":

@@ -148,18 +148,18 @@ def card_refetch(call, session):
                       "If-None-Match / If-Modified-Since", [held.fetch])
         else:  # no max-age to go stale by: keep it, and revalidate only to look for a change
             yield Hit(f"{what} fetched again{since}, unconditionally, although {ref(held.fetch, call)} gave "
-                      f"{validator} and set no max-age{rebuilt}; {_keep(rebuilt, call)}, and revalidate with "
+                      f"{validator} and set no max-age{rebuilt}; {_keep(rebuilt, call, session)}, and revalidate with "
                       "If-None-Match / If-Modified-Since only to look for a change",
                       [held.fetch])
     elif fresh is None and not conditional and held.max_age is None and not held.no_cache:
         yield Hit(f"{what} fetched again{since} although {ref(held.fetch, call)} had already fetched it and the "
-                  f"server set no expiry{rebuilt}; {_keep(rebuilt, call)}",
+                  f"server set no expiry{rebuilt}; {_keep(rebuilt, call, session)}",
                   [held.fetch])
 
 
-def _keep(rebuilt: str, call) -> str:
+def _keep(rebuilt: str, call, session) -> str:
     keep = "build it once and reuse it" if rebuilt else "keep the card and reuse the client (or agent) object"
-    return keep + library_fix(call, "card-refetch")
+    return keep + library_fix(call, "card-refetch", session)
 
 
 def _revalidate(held) -> str:
