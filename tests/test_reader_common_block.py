@@ -55,24 +55,13 @@ def _read_both(data: bytes, monkeypatch, chunk_size: int | None = None):
                 results.append(("error", str(error)))
             else:
                 results.append((capture, [exchange.line for exchange in capture.exchanges]))
-                for exchange in capture.exchanges:  # a known head's first values are the message's own
-                    for message in (exchange.request, exchange.response):
-                        if message is not None:
-                            assert http11.first_values(message.__dict__) == _first_values(message.headers)
+                for exchange in capture.exchanges:
                     for model in (exchange, exchange.meta, exchange.request, exchange.response):
                         if model is not None:  # every field (models.maker counts none), cached values aside
-                            assert set(model.__dict__) - {"events", http11._FIRSTS} == set(type(model).model_fields)
+                            assert set(model.__dict__) - {"events"} == set(type(model).model_fields)
     return results
 
 
-def _first_values(headers) -> dict[str, str]:
-    """``http11.first_values`` worked out from the headers, as a reference."""
-    names = {name.decode() for name in (b"content-length", b"transfer-encoding", *http11.PER_MESSAGE)}
-    values: dict[str, str] = {}
-    for key, value in headers:
-        if key.lower() not in names:
-            values.setdefault(key.lower(), value)
-    return values
 
 
 SAMPLES = sorted((ROOT / "captures").glob("*.http")) + sorted((ROOT / "tests" / "data").glob("*.http"))
@@ -337,7 +326,6 @@ def test_a_known_head_makes_the_message_the_general_way_makes(monkeypatch, kind,
             for body in (b"", b"{}"):
                 made = known.request(taken, body) if kind == b"request" else known.response(taken, body, [])
                 assert made == _message(kind, head, body)
-                assert http11.first_values(made.__dict__) == _first_values(made.headers)
 
 
 def test_a_known_head_is_only_one_that_ends_with_its_blank_line(monkeypatch):
@@ -435,26 +423,7 @@ def test_a_head_a_template_took_is_found_whole_when_it_comes_again(monkeypatch, 
             whole, none = seen[head]
             assert none == () and whole is not known and end == len(head) + 2 and known.repeats
             assert whole.headers_with(()) == known.headers_with(values) and whole.length == known.length_of(values)
-            assert (whole.start, whole.lines, whole.firsts, whole.events) == (known.start, known.lines, known.firsts,
-                                                                              known.events)
-            assert whole.firsts is known.firsts  # as a head's facts are held by them (decode._head)
-
-
-def test_first_values_follow_headers_replaced_after_reading():
-    """A known head's first values are handed over with the very headers they are for: headers
-    replaced since (a copy with others, a redaction) are read again."""
-    block = (b"### %d \xc2\xb7 t\n" + _PRAGMAS + _BASES[b"request"][0] + b"\n\n{}\n\n" + _BASES[b"response"][0]
-             + b"\n\n{}\n\n")
-    exchange = read_capture_bytes(b"".join(block % number for number in range(1, 5))).exchanges[-1]
-    request = exchange.request
-    assert request.__dict__[http11._FIRSTS][0] is request.headers  # made from a known head
-    first = http11.first_values(request.__dict__)
-    assert first["host"] and first == _first_values(request.headers)
-    other = [("Host", "elsewhere"), ("Content-Type", "text/plain")]
-    assert http11.first_values(request.model_copy(update={"headers": other}).__dict__) == {
-        "host": "elsewhere", "content-type": "text/plain"}
-    request.headers = other[:1]
-    assert http11.first_values(request.__dict__) == {"host": "elsewhere"}
+            assert (whole.start, whole.lines, whole.events) == (known.start, known.lines, known.events)
 
 
 @pytest.mark.parametrize("chunk_size", [7, 1 << 20])

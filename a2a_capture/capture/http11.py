@@ -32,7 +32,6 @@ PER_MESSAGE = (b"date", b"traceparent", b"tracestate", b"baggage", b"x-request-i
                b"request-id", b"x-amzn-trace-id", b"x-cloud-trace-context", b"sentry-trace", b"b3",
                b"x-b3-traceid", b"x-b3-spanid", b"x-b3-parentspanid", b"x-b3-sampled", b"idempotency-key")
 _VOLATILE = (*_FRAMING, *PER_MESSAGE)
-_VOLATILE_NAMES = frozenset(name.decode() for name in _VOLATILE)
 _NO_BODY_STATUS = (204, 304)
 _CACHE_SIZE = 4096
 
@@ -148,8 +147,8 @@ class Known:
     is the body's length (if any), so a client that makes the same call again repeats the head whole.
     """
 
-    __slots__ = ("bodiless", "events", "fields", "firsts", "headers", "length", "length_slot", "lines", "repeats",
-                 "shape", "slots", "start")
+    __slots__ = ("bodiless", "events", "fields", "headers", "length", "length_slot", "lines", "repeats", "shape",
+                 "slots", "start")
 
     def __init__(self, shape: Shape, head: bytes, headers: tuple, length: int | None = None,
                  length_slot: int | None = None, template: bool = False) -> None:
@@ -158,7 +157,6 @@ class Known:
         self.slots = tuple((index, name) for index, name, _, _ in volatile) if template else ()
         self.headers, self.length, self.length_slot = headers, length, length_slot
         self.repeats = len(self.slots) == (length_slot is not None)
-        self.firsts = _steady_first_values(headers)  # the same for every message with this head
         self.fields: dict | None = None  # a response's fields that are the same for every message with this head
         self.bodiless = False  # a response's status has no body (set with its fields)
 
@@ -168,12 +166,8 @@ class Known:
 
     def whole(self, head: bytes, values: tuple[bytes, ...]) -> Known:
         """The known head of ``head`` alone, a head this template matched with ``values``: its headers and
-        length made once, for a client that makes the same call again (``seen_requests``). Its first values
-        are the template's, the very dict (its own values are volatile ones, none of them a first value):
-        decode holds what a head says by them (``decode._head``)."""
-        known = Known(self.shape, head, tuple(self.headers_with(values)), self.length_of(values))
-        known.firsts = self.firsts
-        return known
+        length made once, for a client that makes the same call again (``seen_requests``)."""
+        return Known(self.shape, head, tuple(self.headers_with(values)), self.length_of(values))
 
     def headers_with(self, values: tuple[bytes, ...]) -> list[tuple[str, str]]:
         """The head's headers with a message's own volatile values put in their slots."""
@@ -184,11 +178,11 @@ class Known:
         return headers
 
     def request(self, values: tuple[bytes, ...], body: bytes) -> Request:
-        """What ``parse_request`` gives for a message with this head (its ``first_values`` known)."""
+        """What ``parse_request`` gives for a message with this head."""
         method, target, version, _ = self.start
         headers = self.headers_with(values) if values else list(self.headers)  # a whole head's, without a call
         return _request({"headers": headers, "body": body, "http_version": version, "head_cuts": [], "grpc_views": [],
-                         "method": method, "target": target, _FIRSTS: (headers, self.firsts)})
+                         "method": method, "target": target})
 
     def response(self, values: tuple[bytes, ...], body: bytes, event_times: list[float | None]) -> Response | None:
         """What ``parse_response`` gives for a message with this head; None where it refuses the body."""
@@ -198,7 +192,7 @@ class Known:
             fields = self.fields = {
                 "headers": None, "body": b"", "http_version": version, "head_cuts": None, "grpc_views": None,
                 "status": status, "reason": reason, "event_times": None, "event_notes": None, "trailers": None,
-                "grpc_status_view": None, _FIRSTS: None}
+                "grpc_status_view": None}
             if not self.events:
                 fields["events"] = None  # [] as parse_response: a list of each message's own
             self.bodiless = status < 200 or status in _NO_BODY_STATUS  # parse_response refuses a body
@@ -213,35 +207,13 @@ class Known:
         fields["event_times"] = event_times
         fields["event_notes"] = {}
         fields["trailers"] = []
-        fields[_FIRSTS] = (headers, self.firsts)
         if not self.events:
             fields["events"] = []
         return _response(fields)
 
 
-#: a known head's messages, each made from a literal of its fields (and its first values)
+#: a known head's messages, each made from a literal of its fields
 _request, _response = maker(Request), maker(Response)
-#: where a message made from a known head keeps that head's first values, with the list of headers they
-#: are for (``first_values``)
-_FIRSTS = "_first_values"
-
-
-def first_values(fields: dict) -> dict[str, str]:
-    """Each header's first value by its lower-case name (as ``Message.header`` finds it), the framing and
-    per-message ones (``PER_MESSAGE``) left out, of a message's fields (its ``__dict__``: decode reads
-    them there). A message made from a known head has its head's, worked out once for every message
-    of that head (none of their values differs); headers replaced since are read again."""
-    held = fields.get(_FIRSTS)
-    headers = fields["headers"]
-    return held[1] if held is not None and held[0] is headers else _steady_first_values(headers)
-
-
-def _steady_first_values(headers) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for key, value in headers:
-        if (name := key.lower()) not in _VOLATILE_NAMES:
-            values.setdefault(name, value)
-    return values
 
 
 #: a head longer than this is never made a branch: a branch's expression is compiled from the head's text,
