@@ -226,7 +226,7 @@ def test_any_capture_reads_the_same_both_ways(monkeypatch, capture):
 # -- known heads: a repeated head's shape and values in one match ------------------------------
 
 class _Seen(dict):
-    """``http11.seen_requests`` that counts the heads it gives."""
+    """``Heads.seen`` that counts the heads it gives."""
 
     given = 0
 
@@ -236,17 +236,23 @@ class _Seen(dict):
         return found
 
 
-def _fresh_heads(monkeypatch) -> dict[bytes, http11.KnownHeads]:
-    """Empty head caches, so what is learned (on a shape's second sighting) is this test's."""
-    known = {b"request": http11.KnownHeads(), b"response": http11.KnownHeads()}
-    monkeypatch.setattr(http11, "_shapes", {b"request": {}, b"response": {}})
-    monkeypatch.setattr(http11, "_requests", {})
-    monkeypatch.setattr(http11, "known_heads", known)
-    monkeypatch.setattr(http11, "seen_requests", _Seen())
-    for module in (quick_way, reader_module):  # the quick way's, which the reader takes by name
-        monkeypatch.setattr(module, "KNOWN_REQUESTS", known[b"request"])
-        monkeypatch.setattr(module, "KNOWN_RESPONSES", known[b"response"])
-    return known
+def _readers_heads(monkeypatch) -> list[http11.Heads]:
+    """The ``Heads`` each reader made from now on makes, in order, their remembered request heads counting
+    what they give."""
+    made = []
+
+    class Counted(http11.Heads):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen = _Seen()
+            made.append(self)
+
+    monkeypatch.setattr(http11, "Heads", Counted)
+    return made
+
+
+def _known(heads: http11.Heads, kind: bytes) -> http11.KnownHeads:
+    return heads.requests if kind == b"request" else heads.responses
 
 
 def _fail(expected, offset, found):
@@ -273,13 +279,16 @@ _PIECES = [b"a", b" ", b"\t", b"\x00", b"\x01", b"\x0b", b"\x0c", b"\x7f", b"\xe
 _VOLATILE_VALUES = st.lists(st.sampled_from(_PIECES), max_size=6).map(b"".join)
 
 
-def _learned(kind: bytes, known: http11.KnownHeads) -> None:
+def _learned(heads: http11.Heads, kind: bytes) -> http11.KnownHeads:
+    """The known heads of ``kind`` in ``heads``, each of its bases learned."""
+    known = _known(heads, kind)
     for head in _BASES[kind]:
-        shape, values = http11.shape(kind, head)
-        parse = http11.parse_request if kind == b"request" else http11.parse_response
+        shape, values = heads.shape(kind, head)
+        parse = heads.parse_request if kind == b"request" else heads.parse_response
         parse(shape, values, head, b"" if b"chunked" in head or b"Length" not in head.title() else b"{}", _fail)
         known.learn(shape, head)
         known.learn(shape, head)  # taken on its second sighting
+    return known
 
 
 def _variant(head: bytes, values: list[bytes]) -> bytes:
@@ -292,11 +301,12 @@ def _variant(head: bytes, values: list[bytes]) -> bytes:
 
 def _message(kind: bytes, head: bytes, body: bytes):
     """The message the general way makes of ``head`` and ``body``, or the error it refuses them with."""
-    shape, values = http11.shape(kind, head)
+    heads = http11.Heads()  # a reader's that has seen no other head
+    shape, values = heads.shape(kind, head)
     try:
         if kind == b"request":
-            return http11.parse_request(shape, values, head, body, _fail)
-        return http11.parse_response(shape, values, head, body, _fail)
+            return heads.parse_request(shape, values, head, body, _fail)
+        return heads.parse_response(shape, values, head, body, _fail)
     except CaptureFormatError as error:
         return error.expected
 
@@ -311,26 +321,24 @@ def _plain(head: bytes) -> bytes:
 @given(st.sampled_from([b"request", b"response"]), st.integers(0, 3), st.lists(_VOLATILE_VALUES, min_size=2,
                                                                                   max_size=2))
 def test_a_known_head_makes_the_message_the_general_way_makes(monkeypatch, kind, which, values):
-    with monkeypatch.context() as patch:
-        known_heads = _fresh_heads(patch)[kind]
-        _learned(kind, known_heads)
-        for head in (_variant(_BASES[kind][which], values), _plain(_BASES[kind][which])):
-            found = known_heads.match(b"x\n" + head + b"\n\n{}", 2)
-            shape, general = http11.shape(kind, head)
-            if found is None:
-                assert head != _plain(_BASES[kind][which])  # a plain value is always taken
-                continue
-            known, taken, end = found
-            assert (known.shape, taken, end) == (shape, tuple(general), 2 + len(head) + 2)
-            assert known.length_of(taken) == shape.length(general, head)
-            for body in (b"", b"{}"):
-                made = known.request(taken, body) if kind == b"request" else known.response(taken, body, [])
-                assert made == _message(kind, head, body)
+    heads = http11.Heads()
+    known_heads = _learned(heads, kind)
+    for head in (_variant(_BASES[kind][which], values), _plain(_BASES[kind][which])):
+        found = known_heads.match(b"x\n" + head + b"\n\n{}", 2)
+        shape, general = heads.shape(kind, head)
+        if found is None:
+            assert head != _plain(_BASES[kind][which])  # a plain value is always taken
+            continue
+        known, taken, end = found
+        assert (known.shape, taken, end) == (shape, tuple(general), 2 + len(head) + 2)
+        assert known.length_of(taken) == shape.length(general, head)
+        for body in (b"", b"{}"):
+            made = known.request(taken, body) if kind == b"request" else known.response(taken, body, [])
+            assert made == _message(kind, head, body)
 
 
 def test_a_known_head_is_only_one_that_ends_with_its_blank_line(monkeypatch):
-    known = _fresh_heads(monkeypatch)[b"response"]
-    _learned(b"response", known)
+    known = _learned(http11.Heads(), b"response")
     head = _BASES[b"response"][1]
     assert known.match(head + b"\n\n", 0) is not None
     for cut in (head, head + b"\n", head + b"\nx-more: 1\n\n", head[:-1] + b"\n\n", b"\n" + head + b"\n\n"):
@@ -362,12 +370,12 @@ def test_blocks_with_known_heads_read_the_same_both_ways(monkeypatch, chunk_size
             request = _variant(request, [first, second])
         blocks.append(block(number, request, response))
     with monkeypatch.context() as patch:
-        _fresh_heads(patch)
+        made = _readers_heads(patch)
         taken = []  # the responses made from a known head (in a straight line or by _common_block)
         original = http11.Known.response
         patch.setattr(http11.Known, "response", lambda *args: taken.append(original(*args)) or taken[-1])
         quick, general = _read_both(b"".join(blocks), patch, chunk_size)
-        seen = http11.seen_requests.given
+        seen = made[0].seen.given  # the quick way's reader (read first)
     assert quick == general
     # the quick way took the three plain blocks so: requests seen whole, responses of known shapes
     assert seen >= 3 and sum(found is not None for found in taken) >= 3
@@ -385,9 +393,7 @@ def test_a_trace_id_on_every_call_leaves_the_heads_repeating(monkeypatch):
     for name in ("_parse_request_head", "_parse_response_head"):
         original = getattr(http11, name)
         monkeypatch.setattr(http11, name, lambda *args, original=original: parsed.append(1) or original(*args))
-    with monkeypatch.context() as patch:
-        _fresh_heads(patch)
-        capture = read_capture_bytes(b"".join(blocks), "traced.http")
+    capture = read_capture_bytes(b"".join(blocks), "traced.http")
     assert len(parsed) == 2  # one request head, one response head: the rest are of their shapes
     assert [exchange.request.header("traceparent")[3:19] for exchange in capture.exchanges] == [
         f"{number:016x}" for number in range(1, 41)]
@@ -409,9 +415,9 @@ def test_a_head_a_template_took_is_found_whole_when_it_comes_again(monkeypatch, 
     blocks = [b"### %d \xc2\xb7 t\n" % number + _PRAGMAS + head + b"\n\n" + b"{}".ljust(int(head.rsplit(b" ", 1)[1]))
               + b"\n\n" + _BASES[b"response"][1] + b"\n\n" for number, head in enumerate(heads, start=1)]
     with monkeypatch.context() as patch:
-        _fresh_heads(patch)
+        made = _readers_heads(patch)
         quick, general = _read_both(b"".join(blocks), patch, chunk_size)
-        seen = http11.seen_requests
+        seen = made[0].seen  # the quick way's reader (read first)
         assert quick == general and len(quick[0].exchanges) == len(heads)
         # the plain heads of lengths 3 and 4 that a template took first; of the traced ones, only those parsed
         assert {head for head in seen if b"traceparent" in head} <= set(heads[2:4]) and plain in seen
@@ -419,7 +425,7 @@ def test_a_head_a_template_took_is_found_whole_when_it_comes_again(monkeypatch, 
         # again: the heads may be given more often)
         assert seen.given >= 4 + 3 + 3
         for head in heads[-2:]:  # remembered whole once given again: the template's headers and length, made
-            known, values, end = http11.known_heads[b"request"].match(head + b"\n\n", 0)
+            known, values, end = made[0].requests.match(head + b"\n\n", 0)
             whole, none = seen[head]
             assert none == () and whole is not known and end == len(head) + 2 and known.repeats
             assert whole.headers_with(()) == known.headers_with(values) and whole.length == known.length_of(values)
@@ -441,7 +447,6 @@ def test_lines_of_known_heads_with_bodies_of_many_lines(monkeypatch, chunk_size)
     blocks.append(b"### 13 \xc2\xb7 t\n" + _PRAGMAS + b"#@ response-body: 9 bytes\n" + _BASES[b"request"][2] + b"\n\n"
                   + _BASES[b"response"][2] + b"\n\ndata: 1\n\n")
     with monkeypatch.context() as patch:
-        _fresh_heads(patch)
         quick, general = _read_both(b"".join(blocks), patch, chunk_size)
     assert quick == general
     assert quick[1] == general[1] and len(quick[1]) == 13
@@ -511,7 +516,6 @@ def test_usual_blocks_read_in_a_straight_line_the_same_both_ways(monkeypatch, ch
     the buffer; and the usual ones were read so."""
     data = _straight_session(last)
     with monkeypatch.context() as patch:
-        _fresh_heads(patch)
         quick, general = _read_both(data, patch, chunk_size)
         assert quick == general
         if quick[0] != "error":
@@ -526,7 +530,6 @@ def _straight(monkeypatch, data: bytes) -> list[int]:
     """The numbers of the blocks of ``data`` read in a straight line, with fresh head caches."""
     other = []
     with monkeypatch.context() as patch:
-        _fresh_heads(patch)
         for name in ("_common_block", "_read_exchange"):
             original = getattr(reader_module.CaptureReader, name)
             patch.setattr(reader_module.CaptureReader, name, lambda self, *args, original=original: other.append(

@@ -55,7 +55,7 @@ def heads(draw) -> list[bytes]:
 @given(heads(), st.sampled_from([b"request", b"response"]))
 def test_a_shape_frames_a_head_as_its_lines_do(lines, kind):
     head = b"\n".join(lines)
-    shape, values = http11.shape(kind, head)
+    shape, values = http11.Heads().shape(kind, head)
     content_type, length = http11.head_facts(lines)
     assert shape.content_type == content_type
     assert shape.length(values, head) == length
@@ -65,11 +65,12 @@ def test_a_shape_frames_a_head_as_its_lines_do(lines, kind):
 def test_heads_that_differ_in_volatile_values_share_a_shape_and_keep_their_values():
     one = b"HTTP/1.1 200 OK\ndate: Mon, 30 Nov 2026 07:40:01 GMT\ncontent-length: 2\ncontent-type: text/plain"
     two = b"HTTP/1.1 200 OK\ndate: Mon, 30 Nov 2026 07:40:02 GMT\ncontent-length: 31\ncontent-type: text/plain"
-    first, first_values = http11.shape(b"response", one)
-    second, second_values = http11.shape(b"response", two)
+    heads = http11.Heads()
+    first, first_values = heads.shape(b"response", one)
+    second, second_values = heads.shape(b"response", two)
     assert first is second
     assert (first.length(first_values, one), second.length(second_values, two)) == (2, 31)
-    other, _ = http11.shape(b"response", two.replace(b"text/plain", b"text/event-stream"))
+    other, _ = heads.shape(b"response", two.replace(b"text/plain", b"text/event-stream"))
     assert other is not first and other.event_stream
 
 

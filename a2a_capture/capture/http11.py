@@ -7,7 +7,8 @@ h11 would only count it). Documentation captures may cut a head with `…`; thos
 aside and the exchange marked as cut.
 
 A recorded session repeats the same heads over and over (one client, a few agents), so
-the result of parsing a head is remembered by its bytes: h11 sees every distinct head once.
+the result of parsing a head is remembered by its bytes in the reader's ``Heads``: h11 sees
+every distinct head once.
 """
 
 from __future__ import annotations
@@ -40,13 +41,6 @@ Fail = Callable[[str, int, str | None], Exception]
 
 #: a header line after the first whose name is volatile: (line end and name, value)
 _VOLATILE_LINE = re.compile(rb"(\n(?:%s):)([^\n]*)" % b"|".join(map(re.escape, _VOLATILE)), re.IGNORECASE)
-
-_shapes: dict[bytes, dict[bytes, Shape]] = {b"request": {}, b"response": {}}
-#: a client repeats its request heads whole (same call, same length): each one's shape and values,
-#: and its headers once parsed
-_requests: dict[bytes, tuple[Shape, list[bytes]]] = {}
-_request_headers: dict[bytes, tuple[tuple[str, str], ...]] = {}
-_checked: set[bytes] = set()
 
 
 class Shape:
@@ -101,31 +95,6 @@ class Shape:
         return length
 
 
-def shape(kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
-    """The shape of a ``kind`` (b"request" or b"response") head, its lines joined by LF, and
-    the values of its volatile headers (a list the caller only reads)."""
-    if kind == b"request" and (seen := _requests.get(head)) is not None:
-        return seen
-    parts = _VOLATILE_LINE.split(head)  # text, name, value, text, name, value, ..., text
-    # a framing value as _kept_headers reads it (the file frames the body: any white space goes); a
-    # per-message one as h11 does (spaces and tabs only: a value that ends in a form feed is refused)
-    values = [value.strip() if name[1:-1].lower() in _FRAMING else value.strip(b" \t")
-              for name, value in zip(parts[1::3], parts[2::3], strict=True)]
-    del parts[2::3]
-    key = b"".join(parts)
-    shapes = _shapes[kind]
-    found = shapes.get(key)
-    if found is None:
-        if len(shapes) >= _CACHE_SIZE:
-            shapes.clear()
-        found = shapes[key] = Shape(head)
-    if kind == b"request":
-        if len(_requests) >= _CACHE_SIZE:
-            _requests.clear()
-        _requests[head] = found, values
-    return found, values
-
-
 #: a volatile value as a known head's template takes it: printable ASCII (so decoded as it is), no
 #: white space at either end (the reader strips it), no control byte (nothing h11 or a HAR refuses):
 #: any other value leaves its head to the general way, which reads (or refuses) it. Each is an atomic
@@ -166,7 +135,7 @@ class Known:
 
     def whole(self, head: bytes, values: tuple[bytes, ...]) -> Known:
         """The known head of ``head`` alone, a head this template matched with ``values``: its headers and
-        length made once, for a client that makes the same call again (``seen_requests``)."""
+        length made once, for a client that makes the same call again (``Heads.seen``)."""
         return Known(self.shape, head, tuple(self.headers_with(values)), self.length_of(values))
 
     def headers_with(self, values: tuple[bytes, ...]) -> list[tuple[str, str]]:
@@ -273,59 +242,98 @@ class KnownHeads:
         self.pattern = re.compile(b"(?:%s)\n\n" % b"|".join(self._branches))
 
 
-known_heads = {b"request": KnownHeads(), b"response": KnownHeads()}
-#: request heads a reader's quick way read, whole (a client repeats its calls, lengths too): each one's
-#: known head and its volatile values, as ``KnownHeads.match`` gives them (none for a head parsed whole)
-seen_requests: dict[bytes, tuple[Known, tuple[bytes, ...]]] = {}
+class Heads:
+    """What one reader has learned of the heads it read, held by that reader: each shape of head (its
+    parse, made by h11 once), the request heads a client repeats whole, the shapes a session repeats
+    (``KnownHeads``, one expression each kind) and the per-message values already checked.
 
-
-def seen_request(shape: Shape, values: list[bytes], head: bytes, request: Request) -> None:
-    """Remember a plain request head (LF, no cut) the quick way parsed into ``request``."""
-    seen_head(head, Known(shape, head, tuple(request.headers), shape.length(values, head)), ())
-
-
-def seen_head(head: bytes, known: Known, values: tuple[bytes, ...]) -> None:
-    """Remember a request head (what a known head matched, up to its blank line) whole."""
-    if len(seen_requests) >= _CACHE_SIZE:
-        seen_requests.clear()
-    seen_requests[head] = known, values
-
-
-def parse_request(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Request:
-    """Parse a request head (lines joined by LF) of this shape, with its framed body."""
-    (method, target, version, cuts), headers, volatile, _ = shape.parsed or _parse(shape, head, body, fail,
-                                                                                  _parse_request_head)
-    if volatile:
-        known = _request_headers.get(head)
-        if known is None:
-            if len(_request_headers) >= _CACHE_SIZE:
-                _request_headers.clear()
-            known = _request_headers[head] = tuple(_with_values(headers, volatile, values, fail))
-        headers = known
-    return built(Request, {"headers": list(headers), "body": body, "http_version": version,
-                           "head_cuts": list(cuts) if cuts else [], "grpc_views": [], "method": method,
-                           "target": target})
-
-
-def parse_response(shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail,
-                   event_times: list[float | None] | None = None) -> Response:
-    """Parse a response head (lines joined by LF) of this shape, with its framed body.
-
-    A response that is no event stream has no events: the (empty) list is known already, so
-    ``Response.events`` is not worked out again from its headers for every exchange.
+    A recorded session repeats the same heads over and over (one client, a few agents), so each is
+    parsed once; the memory is the reader's, gone with it, and bounded (``_CACHE_SIZE`` a table).
     """
-    (status, reason, version, cuts), headers, volatile, events = shape.parsed or _parse(shape, head, body, fail,
-                                                                                        _parse_response_head)
-    if body and (status < 200 or status in _NO_BODY_STATUS):
-        raise fail(f"no body after a {status} response", 0, f"{len(body)} bytes of body")
-    response = built(Response, {
-        "headers": _with_values(headers, volatile, values, fail) if volatile else list(headers), "body": body,
-        "http_version": version, "head_cuts": list(cuts) if cuts else [], "grpc_views": [], "status": status,
-        "reason": reason, "event_times": [] if event_times is None else event_times, "event_notes": {}, "trailers": [],
-        "grpc_status_view": None})
-    if not events:
-        response.__dict__["events"] = []  # what the cached property gives for these headers
-    return response
+
+    def __init__(self) -> None:
+        self._shapes: dict[bytes, dict[bytes, Shape]] = {b"request": {}, b"response": {}}
+        #: a client repeats its request heads whole (same call, same length): each one's shape and values,
+        #: and its headers once parsed
+        self._requests: dict[bytes, tuple[Shape, list[bytes]]] = {}
+        self._request_headers: dict[bytes, tuple[tuple[str, str], ...]] = {}
+        #: per-message values (a Date, a trace id) h11 was asked about and took
+        self._checked: set[bytes] = set()
+        #: the shapes of head a session repeats, each kind's as one expression
+        self.requests, self.responses = KnownHeads(), KnownHeads()
+        #: request heads the quick way read, whole (a client repeats its calls, lengths too): each one's
+        #: known head and its volatile values, as ``KnownHeads.match`` gives them (none for a head parsed whole)
+        self.seen: dict[bytes, tuple[Known, tuple[bytes, ...]]] = {}
+
+    def shape(self, kind: bytes, head: bytes) -> tuple[Shape, list[bytes]]:
+        """The shape of a ``kind`` (b"request" or b"response") head, its lines joined by LF, and
+        the values of its volatile headers (a list the caller only reads)."""
+        if kind == b"request" and (seen := self._requests.get(head)) is not None:
+            return seen
+        parts = _VOLATILE_LINE.split(head)  # text, name, value, text, name, value, ..., text
+        # a framing value as _kept_headers reads it (the file frames the body: any white space goes); a
+        # per-message one as h11 does (spaces and tabs only: a value that ends in a form feed is refused)
+        values = [value.strip() if name[1:-1].lower() in _FRAMING else value.strip(b" \t")
+                  for name, value in zip(parts[1::3], parts[2::3], strict=True)]
+        del parts[2::3]
+        key = b"".join(parts)
+        shapes = self._shapes[kind]
+        found = shapes.get(key)
+        if found is None:
+            if len(shapes) >= _CACHE_SIZE:
+                shapes.clear()
+            found = shapes[key] = Shape(head)
+        if kind == b"request":
+            if len(self._requests) >= _CACHE_SIZE:
+                self._requests.clear()
+            self._requests[head] = found, values
+        return found, values
+
+    def seen_request(self, shape: Shape, values: list[bytes], head: bytes, request: Request) -> None:
+        """Remember a plain request head (LF, no cut) the quick way parsed into ``request``."""
+        self.seen_head(head, Known(shape, head, tuple(request.headers), shape.length(values, head)), ())
+
+    def seen_head(self, head: bytes, known: Known, values: tuple[bytes, ...]) -> None:
+        """Remember a request head (what a known head matched, up to its blank line) whole."""
+        if len(self.seen) >= _CACHE_SIZE:
+            self.seen.clear()
+        self.seen[head] = known, values
+
+    def parse_request(self, shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail) -> Request:
+        """Parse a request head (lines joined by LF) of this shape, with its framed body."""
+        (method, target, version, cuts), headers, volatile, _ = shape.parsed or _parse(shape, head, body, fail,
+                                                                                      _parse_request_head)
+        if volatile:
+            known = self._request_headers.get(head)
+            if known is None:
+                if len(self._request_headers) >= _CACHE_SIZE:
+                    self._request_headers.clear()
+                known = self._request_headers[head] = tuple(_with_values(headers, volatile, values, fail,
+                                                                          self._checked))
+            headers = known
+        return built(Request, {"headers": list(headers), "body": body, "http_version": version,
+                               "head_cuts": list(cuts) if cuts else [], "grpc_views": [], "method": method,
+                               "target": target})
+
+    def parse_response(self, shape: Shape, values: list[bytes], head: bytes, body: bytes, fail: Fail,
+                       event_times: list[float | None] | None = None) -> Response:
+        """Parse a response head (lines joined by LF) of this shape, with its framed body.
+
+        A response that is no event stream has no events: the (empty) list is known already, so
+        ``Response.events`` is not worked out again from its headers for every exchange.
+        """
+        (status, reason, version, cuts), headers, volatile, events = shape.parsed or _parse(shape, head, body, fail,
+                                                                                            _parse_response_head)
+        if body and (status < 200 or status in _NO_BODY_STATUS):
+            raise fail(f"no body after a {status} response", 0, f"{len(body)} bytes of body")
+        response = built(Response, {
+            "headers": _with_values(headers, volatile, values, fail, self._checked) if volatile else list(headers),
+            "body": body, "http_version": version, "head_cuts": list(cuts) if cuts else [], "grpc_views": [],
+            "status": status, "reason": reason, "event_times": [] if event_times is None else event_times,
+            "event_notes": {}, "trailers": [], "grpc_status_view": None})
+        if not events:
+            response.__dict__["events"] = []  # what the cached property gives for these headers
+        return response
 
 
 def _parse(shape: Shape, head: bytes, body: bytes, fail: Fail, parse_head) -> tuple:
@@ -379,7 +387,8 @@ def is_event_stream(content_type: bytes | None) -> bool:
 _NOT_IN_VALUES = b"\x00\n\r\x0b\x0c"
 
 
-def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fail) -> list[tuple[str, str]]:
+def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fail,
+                 checked: set[bytes]) -> list[tuple[str, str]]:
     """A remembered head's headers with this message's own volatile values put back (``volatile``:
     the position and name of each, for a per-message header the value h11 saw, and its line in the head)."""
     result = list(headers)
@@ -388,22 +397,22 @@ def _with_values(headers: tuple, volatile: tuple, values: list[bytes], fail: Fai
         if seen is None:  # a framing header: the file frames the body, so h11 never sees its value
             if len(value.translate(None, _NOT_IN_VALUES)) != len(value):
                 raise fail(f"a {name} value without NUL or line breaks", line, repr(text))
-        elif text != seen and value not in _checked:
-            _check_value(name, value, fail)
+        elif text != seen and value not in checked:
+            _check_value(name, value, fail, checked)
         result[index] = (name, text)
     return result
 
 
-def _check_value(name: str, value: bytes, fail: Fail) -> None:
+def _check_value(name: str, value: bytes, fail: Fail, checked: set[bytes]) -> None:
     """h11's own check of a per-message value (a Date, a trace id; stripped) the remembered parse did not see."""
     if len(value.translate(None, _NOT_IN_VALUES)) != len(value):  # else h11 takes it: no need to ask
         try:
             h11.Response(status_code=200, headers=[(name.encode("latin-1", "replace"), value)])
         except h11.LocalProtocolError as error:
             raise fail(f"a valid {name} header value ({error})", 0, repr(_text(value))) from None
-    if len(_checked) >= _CACHE_SIZE:
-        _checked.clear()
-    _checked.add(value)
+    if len(checked) >= _CACHE_SIZE:
+        checked.clear()
+    checked.add(value)
 
 
 def _parse_request_head(lines: list[bytes], length: int, fail: Fail) -> tuple:

@@ -38,25 +38,24 @@ make_meta, _exchange = maker(ExchangeMeta), maker(Exchange)
 _EXCHANGE_FIELDS = {"number": 0, "title": "", "webhook": False, "notes": None, "request": None, "response_notes": None,
                     "response": None, "late_stream": None, "late_body": b"", "late_event_notes": None,
                     "trailing_notes": None, "meta": None, "line": None, "flow": None}
-KNOWN_REQUESTS, KNOWN_RESPONSES = http11.known_heads[b"request"], http11.known_heads[b"response"]
 
 
-def request_head(buf: bytes, at: int, stop: int) -> tuple[http11.Known, tuple[bytes, ...]] | None:
+def request_head(heads: http11.Heads, buf: bytes, at: int, stop: int) -> tuple[http11.Known, tuple[bytes, ...]] | None:
     """The known head and volatile values of the request head at ``at`` (up to ``stop``, its first blank line:
     its body starts after it), as both quick ways read it: a head seen whole before (a client repeats its
     calls) or one of a known shape; None for any other."""
     head = buf[at:stop]
-    if (seen := http11.seen_requests.get(head)) is not None:
+    if (seen := heads.seen.get(head)) is not None:
         known, values = seen
         if values:  # a template's head, come again: from now on its headers and length are made
             known, values = known.whole(head, values), ()
-            http11.seen_head(head, known, values)
+            heads.seen_head(head, known, values)
         return known, values
-    if (found := KNOWN_REQUESTS.match(buf, at)) is None:  # a known head ends at its first blank line
+    if (found := heads.requests.match(buf, at)) is None:  # a known head ends at its first blank line
         return None
     known, values, _ = found
     if known.repeats:  # the call may come again: then its head is found whole
-        http11.seen_head(head, known, values)
+        heads.seen_head(head, known, values)
     return known, values
 
 
@@ -85,7 +84,7 @@ def quiet_failure(expected: str, offset: int, found: str | None) -> CaptureForma
     return CaptureFormatError(expected, found=found)
 
 
-def common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: Framing | None, unframed):
+def common_message(heads: http11.Heads, buf: bytes, at: int, eof: bool, kind: bytes, framing: Framing | None, unframed):
     """A ``kind`` (b"request", b"response") head at ``at`` and its body, framed by ``framing`` or
     its Content-Length, else read by ``unframed(is an event stream)``'s reader: (head, its shape and
     volatile values, body, where what follows starts), None or ``MORE``.
@@ -99,7 +98,7 @@ def common_message(buf: bytes, at: int, eof: bool, kind: bytes, framing: Framing
     head = buf[at:stop]
     if stop == at or b"\r" in head or (b"\xe2" in head and _CUT_BYTES in head):  # `…` starts with E2
         return None
-    shape, values = http11.shape(kind, head)
+    shape, values = heads.shape(kind, head)
     if shape.grpc:
         return None
     found = body_at(buf, stop + 2, eof, None if framing else shape.length(values, head), framing,

@@ -27,8 +27,6 @@ from a2a_capture.capture.quick import (
     COMMON_PREAMBLE,
     CR,
     FOUR_PRAGMAS,
-    KNOWN_REQUESTS,
-    KNOWN_RESPONSES,
     LF,
     MORE,
     UNFRAMED_REQUEST_BODY,
@@ -60,6 +58,7 @@ class CaptureReader:
     def __init__(self, stream: BinaryIO, path: str | None = None) -> None:
         self.path = path
         self._source = Source(stream)
+        self._heads = http11.Heads()  # what this reader learns of the heads it reads
         self.notes: list[str] = []
         self.meta: list[tuple[str, str]] = []
         self.newline = "\n"
@@ -78,7 +77,8 @@ class CaptureReader:
         # head of a known shape, each body framed by its length then a blank line (or no request body at all), the next
         # block's usual start right after; any other block the quick way (``_common_block``), else the
         # general way. Nothing is consumed until the block is taken, so any step may leave it to the others.
-        usual_start, responses = USUAL_START.match, KNOWN_RESPONSES
+        heads = self._heads
+        usual_start, responses = USUAL_START.match, heads.responses
         usual = None  # the usual start of the block at the position, matched where the block before ended
         while source.pos < len(source.buf) or source.fill():
             buf = source.buf
@@ -88,7 +88,7 @@ class CaptureReader:
                 at = usual.end()
                 if (stop := buf.find(b"\n\n", at)) <= at:
                     break  # the head goes on past the buffer
-                if (found := request_head(buf, at, stop)) is None:
+                if (found := request_head(heads, buf, at, stop)) is None:
                     break
                 request_known, request_values = found
                 at = stop + 2
@@ -209,6 +209,7 @@ class CaptureReader:
         gRPC, cut heads, unframed bodies, frames of an earlier stream, and anything the general
         reader would refuse) is left to the general reader, which gives the same exchange.
         """
+        heads = self._heads
         usual = self._next_start  # the match that ended the block before, if this is where it was made
         if usual is None or usual.pos != pos or usual.string is not buf:
             usual = USUAL_START.match(buf, pos)
@@ -241,7 +242,7 @@ class CaptureReader:
             lines = None  # the block's lines are counted at its end
         # the request: a head seen whole before or of a known shape, or another
         stop = buf.find(b"\n\n", at)
-        if stop > at and (found := request_head(buf, at, stop)) is not None:
+        if stop > at and (found := request_head(heads, buf, at, stop)) is not None:
             (known, values), at = found, stop + 2
             length = known.length if known.length_slot is None else int(values[known.length_slot])  # length_of
             end = -1 if length is None or request_framing is not None else at + length
@@ -262,24 +263,25 @@ class CaptureReader:
                 lines = None
         else:
             lines = None
-            found = common_message(buf, at, eof, b"request", request_framing, lambda stream: UNFRAMED_REQUEST_BODY)
+            found = common_message(heads, buf, at, eof, b"request", request_framing,
+                                   lambda stream: UNFRAMED_REQUEST_BODY)
             if not isinstance(found, tuple):
                 return found
             head, shape, values, body, at = found
             try:
-                request = http11.parse_request(shape, values, head, body, quiet_failure)
+                request = heads.parse_request(shape, values, head, body, quiet_failure)
             except CaptureFormatError:
                 return None
-            KNOWN_REQUESTS.learn(shape, head)
+            heads.requests.learn(shape, head)
             if shape.sightings > 1:  # a shape that repeats (not one made unique by a per-request id)
-                http11.seen_request(shape, values, head, request)
+                heads.seen_request(shape, values, head, request)
         size = len(buf)
         while at < size and buf[at] == LF:  # blank lines before the response
             at += 1
         if at == size:
             return None if eof else MORE
         # the response: a head of a known shape, or another
-        if (found := KNOWN_RESPONSES.match(buf, at)) is not None:
+        if (found := heads.responses.match(buf, at)) is not None:
             if lines is not None:  # the line ends since the request's body, then the response's head
                 lines += at - request_end + found[0].lines
             known, values, at = found
@@ -300,7 +302,7 @@ class CaptureReader:
             shape = known.shape
         else:
             known = lines = None
-            found = common_message(buf, at, eof, b"response", response_framing,
+            found = common_message(heads, buf, at, eof, b"response", response_framing,
                                     lambda stream: UNFRAMED_RESPONSE_BODY[stream, self._last_stream is not None])
             if not isinstance(found, tuple):
                 return found
@@ -316,10 +318,10 @@ class CaptureReader:
                 return None
         else:
             try:
-                response = http11.parse_response(shape, values, head, body, quiet_failure, times or [])
+                response = heads.parse_response(shape, values, head, body, quiet_failure, times or [])
             except CaptureFormatError:
                 return None
-            KNOWN_RESPONSES.learn(shape, head)
+            heads.responses.learn(shape, head)
         exchange = block_exchange(number, title, webhook, notes, request, response, meta, source.line)
         # the lines of a block of known heads are worked out above: a count of them here would read
         # every byte, bodies included
@@ -354,14 +356,14 @@ class CaptureReader:
 
     def _read_request(self, framing: Framing | None) -> Request:
         head, first_line = self._read_head("a request line (METHOD target HTTP/1.1)")
-        shape, values = http11.shape(b"request", head)
+        shape, values = self._heads.shape(b"request", head)
         views: list[list[str]] = []
         if framing is None and shape.grpc:
             body, views = read_grpc_messages(self._source, self._error)
         else:
             body, _ = read_body(self._source, shape.length(values, head), framing, syntax.REQUEST_BODY_EMPTY,
                                 syntax.REQUEST_BODY_END, self.newline, self._error)
-        request = http11.parse_request(shape, values, head, body, self._head_failure(first_line))
+        request = self._heads.parse_request(shape, values, head, body, self._head_failure(first_line))
         request.grpc_views = views
         return request
 
@@ -369,7 +371,7 @@ class CaptureReader:
         """The response, and the notes a stream shows after its last frame."""
         framing = preamble.framing.get("response-body")
         head, first_line = self._read_head("a status line (HTTP/1.1 200 OK)")
-        shape, values = http11.shape(b"response", head)
+        shape, values = self._heads.shape(b"response", head)
         stream = shape.event_stream
         if stream:
             empty, end = syntax.STREAM_BODY_EMPTY, syntax.STREAM_BODY_END
@@ -389,7 +391,7 @@ class CaptureReader:
         trailing: list[str] = []
         if stream and not exact:
             body, notes, trailing = split_notes(body)
-        response = http11.parse_response(shape, values, head, body, self._head_failure(first_line))
+        response = self._heads.parse_response(shape, values, head, body, self._head_failure(first_line))
         response.event_times = preamble.times
         response.event_notes = notes
         response.grpc_views = views
