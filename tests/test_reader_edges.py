@@ -476,3 +476,41 @@ def test_a_long_framed_body_is_held_once_while_it_is_read(tmp_path):
         tracemalloc.stop()
     assert exchange.response.body == frames
     assert peak < 1.3 * len(frames)  # the buffer grown a chunk at a time, then sliced and given to h11: 5x
+
+
+@pytest.mark.parametrize(("chunk_size", "tail"), [
+    (16384, b"\n" * 80_000),  # line ends past the buffer at the end of the file
+    (65536, b"\n\r\n\n"), (65536, b"\r\n" * 9_000 + b"\n"),
+    (1 << 20, b"\n"),  # the body all in the buffer
+])
+def test_bodies_without_a_length_longer_than_the_buffer_read_from_the_file_as_from_a_pipe(chunk_size, tail,
+                                                                                          monkeypatch):
+    """A documentation capture's body ends where the next block starts, or at the end of the file without
+    its last line ends: searched for through the buffer, then read from the file in one piece."""
+    from a2a_capture.capture.source import Source
+
+    monkeypatch.setattr(Source, "chunk_size", chunk_size)
+    frames = b"data: {\"n\": 1}\n\n" * 100_000  # 1.6 MB
+    stream = b"GET / HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n"
+    data = (b"### 1 \xc2\xb7 stream\n" + stream + frames + b"\n### 2 \xc2\xb7 next\n" + stream + frames[:-2] + tail)
+    seekable, piped = _read_both_ways(data)
+    assert seekable == piped
+    assert [exchange.response.body for exchange in seekable] == [frames[:-2], frames[:-2]]
+    assert seekable[1].line == 1 + (b"### 1 \xc2\xb7 stream\n" + stream + frames).count(b"\n") + 1
+
+
+def test_a_long_body_without_a_length_is_held_once_while_it_is_read(tmp_path):
+    import tracemalloc
+
+    frames = b"data: {\"n\": 1}\r\n\r\n" * 1_000_000  # 18 MB, to the end of the file
+    path = tmp_path / "stream.http"
+    path.write_bytes(b"### 1 \xc2\xb7 stream\nGET / HTTP/1.1\nHost: a\n\n"
+                     b"HTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n%s\n" % frames)
+    tracemalloc.start()
+    try:
+        (exchange,) = iter_exchanges(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert exchange.response.body == frames[:-4]
+    assert peak < 1.3 * len(frames)  # the buffer grown to hold it, sliced, then its line ends cut off: 3x

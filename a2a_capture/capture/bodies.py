@@ -85,13 +85,7 @@ def read_body(source: Source, length: int | None, framing: Framing | None, empty
 
 def read_until(source: Source, end: re.Pattern, newline: str) -> bytes:
     """Bytes up to the blank line(s) before what ``end`` looks for, or to the end of file."""
-    match = source.search(end)
-    if match is None:
-        region = syntax.without_trailing_line_ends(source.buf[source.pos:])
-        source.skip(len(source.buf) - source.pos)
-    else:
-        region = source.buf[source.pos:match.start()]
-        source.skip(match.end() - source.pos)
+    region, _ = source.take_until(end, syntax.trailing_line_ends)  # at the end of the file, without its line ends
     if newline == "\r\n" and region.endswith(b"\r"):
         region = region[:-1]
     return region

@@ -136,22 +136,52 @@ class Source:
         self.stream.seek(self.origin + offset)
         self.buf, self.pos, self.dropped, self.eof = b"", 0, offset, False
 
-    def search(self, pattern: re.Pattern[bytes]) -> re.Match[bytes] | None:
-        """The first match from the position on, reading on until found or at the end."""
+    def take_until(self, pattern: re.Pattern[bytes],
+                   trim: Callable[[bytes, bool], int | None]) -> tuple[bytes, bool]:
+        """The bytes from the position to the first match of ``pattern`` on (reading on until found), the match
+        consumed too, and whether there was one; else the bytes to the end of the file, all consumed, up to
+        where ``trim(bytes, whether they are all there is)`` says they end (None: it cannot tell from those).
+
+        A run longer than the buffer (a body without a length) is looked through as the buffer moves on, its
+        bytes dropped once searched, then read from the file in one piece (as ``take`` reads one), so it is
+        held once, not copied each time the buffer grows."""
+        start = self.dropped + self.pos  # where the run starts in the file
         offset = 0  # where to search from, relative to the position (the buffer may move)
         while True:
             match = pattern.search(self.buf, self.pos + offset)
             if match is not None:
                 # the line after the match must be whole to be sure of what it is
                 if self.eof or self.buf.find(b"\n", match.end()) >= 0:
-                    return match
+                    break
                 offset = match.start() - self.pos
             else:
                 offset = max(0, len(self.buf) - self.pos - 64)
                 while offset and self.buf[self.pos + offset - 1] in b"\r\n":
                     offset -= 1  # a match starts at the first line end of a run (syntax._ends)
+            if offset > 2 * self.chunk_size and self.origin is not None and self.kept is None:
+                # searched: the buffer may let it go (the two bytes before, for the pattern's look behind)
+                self.skip(offset - 2)
+                offset = 2
             if not self.fill():
-                return pattern.search(self.buf, self.pos + offset)
+                match = pattern.search(self.buf, self.pos + offset)
+                break
+        end, after = (len(self.buf),) * 2 if match is None else match.span()
+        if start >= self.dropped:  # the run is all in the buffer
+            run = self.buf[start - self.dropped:end]
+            self.skip(after - self.pos)
+            if match is None:
+                run = run[:trim(run, True)]
+            return run, match is not None
+        # read from where it starts, in one piece (at the end of the file, to where the buffer's tail says)
+        cut = None if match is not None else trim(self.buf, False)
+        self.skip(after - self.pos)  # its lines counted
+        end, after = self.dropped + (end if cut is None else cut), self.dropped + after
+        self._restart_at(start)
+        run = self.stream.read(end - start)
+        self._restart_at(after)
+        if match is None and cut is None:  # the run of line ends reaches before the buffer's bytes
+            run = run[:trim(run, True)]
+        return run, match is not None
 
     def take_run(self, pattern: re.Pattern[bytes]) -> bytes:
         """What ``pattern`` matches at the position, read on while the match may grow."""

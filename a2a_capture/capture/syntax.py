@@ -64,12 +64,23 @@ TRAILING_LINE_ENDS = re.compile(_RUN_START + rb"(?:\r?\n)+\Z")
 
 
 def without_trailing_line_ends(data: bytes) -> bytes:
-    """``data`` without the run of line ends it ends with. Searched for only among its last bytes that are
-    line ends (a match is made of nothing else): a search of the whole would try every position of a
-    200 MB line, seconds for nothing."""
-    tail = len(data.rstrip(b"\r\n"))
+    """``data`` without the run of line ends it ends with."""
+    end = trailing_line_ends(data)
+    return data if end == len(data) else data[:end]
+
+
+def trailing_line_ends(data: bytes, whole: bool = True) -> int | None:
+    """Where the run of line ends ``data`` ends with starts (its length if none); ``whole``: ``data`` is all
+    there is, else more precedes it and None says the run may reach into that. Searched for only among its
+    last bytes that are line ends (a match is made of nothing else): a search of the whole would try every
+    position of a 200 MB line, seconds for nothing; nor is ``data`` copied."""
+    tail = len(data)
+    while tail and data[tail - 1] in b"\r\n":
+        tail -= 1
+    if tail < 2 and not whole:  # the look behind of a match from here would read bytes before ``data``
+        return None
     match = TRAILING_LINE_ENDS.search(data, tail)
-    return data if match is None else data[:match.start()]
+    return len(data) if match is None else match.start()
 
 
 def is_blank(line: bytes) -> bool:
