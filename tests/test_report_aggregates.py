@@ -153,7 +153,46 @@ def test_a_long_session_s_overview_counts_the_calls_to_each_agent(tmp_path):
                                     result={"task": task(f"t-{n}", "TASK_STATE_COMPLETED")}) for n in range(2, 250)]
     model = walkthrough.build([str(write(tmp_path, *blocks))])
     assert model.long and model.calls_by_agent == [("probe", 249)]
-    assert "Calls by agent: probe 249." in render.render(model, "html")
-    assert "Calls by agent: probe 249." in render.render(walkthrough.build([str(write(tmp_path, *blocks))]), "md")
+    assert "Calls by agent: probe 249 (SendMessage 248, card 1)." in render.render(model, "html")
+    assert "Calls by agent: probe 249 (SendMessage 248, card 1)." in render.render(
+        walkthrough.build([str(write(tmp_path, *blocks))]), "md")
     short = walkthrough.build([str(write(tmp_path, *blocks[:20], name="short.http"))])
     assert "Calls by agent" not in render.render(short, "html")
+
+
+def _at(text: str, second: int) -> str:
+    """A block as a recording writes it: its start and end times after its title line."""
+    title, rest = text.split("\n", 1)
+    at = f"2026-11-30T08:{second // 60:02d}:{second % 60:02d}"
+    return f"{title}\n#@ start: {at}.000000Z\n#@ end: {at}.001000Z\n{rest}"
+
+
+def test_a_long_session_opens_on_an_overview_of_agents_troubled_and_longest_tasks(tmp_path):
+    """210 tasks started a second apart; three seen again later: t-5 ends 295 s after it started,
+    t-9 (failed) 241 s, t-200 (past the 40 tasks the timeline draws) 60 s."""
+    from a2a_capture.report import render, walkthrough
+    from tests.builders import fetch_card, message, rpc, task, write
+
+    blocks = [_at(fetch_card(1), 0)] + [_at(rpc(n, "SendMessage", {"message": message(message_id=f"m-{n}")},
+                                                result={"task": task(f"t-{n}", "TASK_STATE_WORKING")}), n)
+                                        for n in range(2, 212)]
+    later = [("t-9", 250, "TASK_STATE_FAILED"), ("t-200", 260, "TASK_STATE_COMPLETED"),
+             ("t-5", 300, "TASK_STATE_COMPLETED")]
+    blocks += [_at(rpc(n, "GetTask", {"id": one}, result=task(one, state)), at)
+               for n, (one, at, state) in enumerate(later, 212)]
+    model = walkthrough.build([str(write(tmp_path, *blocks))])
+    assert model.long and model.operations_by_agent == [("probe", [("SendMessage", 210), ("GetTask", 3), ("card", 1)])]
+    assert [(one.short, one.state, one.took, one.anchor) for one in model.verdict.longest] == [
+        ("t-5", "completed", "295 s", "ex-214"), ("t-9", "failed", "241 s", "ex-212"),
+        ("t-200", "completed", "60.0 s", "ex-213")]
+    html, markdown = render.render(model, "html"), render.render(model, "md")
+    overview = html[html.index('<div class="overview">'):html.index("</div>", html.index('<div class="overview">'))]
+    assert html.index('<div class="overview">') < html.index('<section id="findings">')
+    assert "Calls by agent: probe 214 (SendMessage 210, GetTask 3, card 1)." in overview
+    assert 'Tasks that did not simply complete:\n      <a href="#ex-212"><code>t-9</code></a>' in overview
+    assert '<a href="#ex-214"><code>t-5</code></a> <span class="state completed">completed</span> 295 s' in overview
+    assert html.count("Tasks that did not simply complete") == 1
+    said = markdown[markdown.index("### Overview"):markdown.index("## Findings")]
+    assert "Longest tasks: `t-5` completed 295 s, `t-9` failed 241 s, `t-200` completed 60.0 s." in said
+    short = walkthrough.build([str(write(tmp_path, *blocks[:20], name="short.http"))])
+    assert short.verdict.longest == [] and "Overview" not in render.render(short, "html")

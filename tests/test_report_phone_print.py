@@ -32,6 +32,8 @@ def test_long_rows_wrap_at_phone_width_and_keep_their_status_visible(browser, tm
     page, _ = open_page(browser, out)
     page.set_viewport_size({"width": 390, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = page.locator("#verdict .overview").bounding_box()  # a long session opens on its overview
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390
     for selector in ("summary .status", "summary .bytes", "summary .badge"):
         rights = page.eval_on_selector_all(f"#walkthrough details.exchange {selector}",
                                            "es => es.slice(0, 30).map(e => e.getBoundingClientRect().right)")

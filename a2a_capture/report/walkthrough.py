@@ -150,6 +150,7 @@ class TaskView(BaseModel):
     agent: str
     state: str
     anchor: str
+    took: str = ""  # from its first state seen to its last, where recorded: "2.3 s"
 
 
 class Share(BaseModel):
@@ -179,6 +180,7 @@ class Verdict(BaseModel):
     shares: list[Share] = Field(default_factory=list)
     troubled: list[TaskView]
     tasks: int
+    longest: list[TaskView] = Field(default_factory=list)  # a long session's overview: the tasks that ran longest
 
 
 class ReportModel(BaseModel):
@@ -215,6 +217,8 @@ class ReportModel(BaseModel):
     timeline_text: list[str]
     operations: list[tuple[str, int]]
     calls_by_agent: list[tuple[str, int]] = Field(default_factory=list)  # the overview of a long session
+    #: the overview of a long session: each agent's calls by operation, most first
+    operations_by_agent: list[tuple[str, list[tuple[str, int]]]] = Field(default_factory=list)
     several: bool = False
     sessions: int = 1  # independent sessions (--each-file): the title says so, no session spans them
 
@@ -477,7 +481,8 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
                              answer=ending, wasted=any(f.wasted for f in here), events=events,
                              webhook=exchange.webhook, name=name, time=facts.started,
                              file=reader.stems[file] if several else "", failed=facts.failed,
-                             duration=facts.duration, alike=_alike(exchange, facts, ending)), session)
+                             duration=facts.duration, alike=_alike(exchange, facts, ending)), session,
+                   operation=facts.operation or facts.kind)  # as the analysis counts calls by operation
         # states: from the response (and its frames), and from frames shown late for an earlier stream
         stamps = _status_stamps(exchange) if facts.started is None and facts.states else {}
         recorded = recorded or facts.started is not None
@@ -542,7 +547,8 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         only_flagged=only_flagged,
         masked=masker is not None,
         summary=summary,
-        verdict=_verdict(finding_views, troubled, len(tasks), accepted is not None, counted, rules),
+        verdict=_verdict(finding_views, troubled, len(tasks), accepted is not None, counted, rules,
+                         longest=tasks.longest(task_owner) if order > LONG_SESSION else []),
         findings=finding_views,
         rules=rules,
         agents=list(agents.values()),
@@ -564,6 +570,7 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
                                         total=len(tasks), origin=tasks.earliest_at),
         operations=sorted(summary["calls_by_operation"].items(), key=lambda item: (-item[1], item[0])),
         calls_by_agent=sorted(arrows.by_agent.items(), key=lambda item: (-item[1], item[0])),
+        operations_by_agent=arrows.operations_by_agent() if order > LONG_SESSION else [],
         several=several,
         sessions=len(sessions) if groups else 1,
     )
@@ -708,8 +715,15 @@ class _Arrows:
         self.until: float | None = None  # when the last answer ended, for an axis over the whole session
         self._troubled: list[svg.Arrow] = []  # the first wasted or failed ones after the opening ones
         self.by_agent: Counter[str] = Counter()  # calls to each agent (a webhook is the agent's call back)
+        self.by_operation: Counter[tuple[str, str]] = Counter()  # calls to each agent by operation
 
-    def add(self, arrow: svg.Arrow, session: int) -> None:
+    def operations_by_agent(self) -> list[tuple[str, list[tuple[str, int]]]]:
+        """Each agent's calls by operation, the agent with most calls first, its commonest first."""
+        return [(agent, sorted(((operation, count) for (one, operation), count in self.by_operation.items()
+                                if one == agent), key=lambda item: (-item[1], item[0])))
+                for agent, _ in sorted(self.by_agent.items(), key=lambda item: (-item[1], item[0]))]
+
+    def add(self, arrow: svg.Arrow, session: int, operation: str = "") -> None:
         if self._count == 0:
             self.timed = True
         self._count += 1
@@ -720,6 +734,8 @@ class _Arrows:
         self._lifelines.setdefault((arrow.webhook, arrow.lifeline))
         if not arrow.webhook and len(self.by_agent) < 1024:
             self.by_agent[arrow.lifeline] += 1
+        if not arrow.webhook and len(self.by_operation) < 4096:
+            self.by_operation[arrow.lifeline, operation] += 1
         if arrow.time is None:
             self.all_times = False
             self.timed = self.timed and arrow.webhook
@@ -770,6 +786,7 @@ class _Tasks:
         self._last: dict[str, svg.Mark] = {}  # the others': their last state
         self._seen: dict[str, list[svg.Mark]] = {}  # the drawn tasks': every exchange that showed each, a tick each
         self.earliest_at: float | None = None  # the earliest time any task was seen in a state
+        self._first_at: dict[str, float] = {}  # when each task was first seen in a state, where recorded
 
     def mark(self, task: str, state: str, order: int, at: float | None, place: str, where: str) -> svg.Mark | None:
         """A task seen in a state: the mark the timeline draws, or None (a poll that finds the same state
@@ -785,6 +802,8 @@ class _Tasks:
             return None
         if at is not None and (self.earliest_at is None or at < self.earliest_at):
             self.earliest_at = at
+        if at is not None and task not in self._drawn:
+            self._first_at.setdefault(task, at)
         if drawn is None:  # no mark to time or draw: its last state, for the verdict and a big session's timeline
             self._last[task] = svg.Mark(order=order, at=at, state=state, anchor=place, where=where)
             return None
@@ -830,6 +849,20 @@ class _Tasks:
                 break
             rows.setdefault(task, marks)
         return rows
+
+    def longest(self, owner: dict[str, str], count: int = 5) -> list[TaskView]:
+        """The tasks that ran longest, from their first state seen to their last (recorded times only)."""
+        spans = []
+        for task, marks in self._drawn.items():  # their marks' times are from the session's start
+            times = [mark.at for mark in marks if mark.at is not None]
+            if len(times) > 1 and times[-1] > times[0]:
+                spans.append((times[-1] - times[0], task, marks[-1]))
+        for task, mark in self._last.items():  # theirs and the first one's are the recorded clock's
+            if mark.at is not None and mark.at > self._first_at.get(task, mark.at):
+                spans.append((mark.at - self._first_at[task], task, mark))
+        return [TaskView(id=task, short=short_id(task), agent=owner.get(task, ""), state=svg.state_name(mark.state),
+                         anchor=mark.anchor, took=svg.duration_text(took))
+                for took, task, mark in heapq.nlargest(count, spans, key=lambda span: span[0])]
 
     def troubled(self, owner: dict[str, str]) -> list[TaskView]:
         """The tasks whose last state stands out, in the order they were first seen."""
@@ -949,7 +982,7 @@ def _share(group: RuleGroup, summary: Summary) -> int | None:
 
 
 def _verdict(findings: list[FindingView], troubled: list[TaskView], tasks: int, judged: bool, summary: Summary,
-             rules: list[RuleGroup]) -> Verdict:
+             rules: list[RuleGroup], longest: list[TaskView] | None = None) -> Verdict:
     """What went wrong and what it cost: every count as the analysis's summary has it."""
     severities = Counter(f.severity for f in findings)
     new = sum(f.new for f in findings) if judged else None
@@ -975,7 +1008,7 @@ def _verdict(findings: list[FindingView], troubled: list[TaskView], tasks: int, 
         by_severity=[(level, severities[level]) for level in ("error", "warning", "info") if severities[level]],
         wasted=wasted, fragile=lenient, advice=advice, findings=summary.findings,
         flagged=summary.flagged_round_trips, new=new, cost=summary.wasted_seconds, worst=worst,
-        most_fragile=fragile, troubled=troubled, tasks=tasks, shares=_shares(rules, summary),
+        most_fragile=fragile, troubled=troubled, tasks=tasks, shares=_shares(rules, summary), longest=longest or [],
     )
 
 
