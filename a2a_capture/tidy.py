@@ -4,7 +4,14 @@ Exchanges renumbered; titles that say what each call was for (the operation and 
 of its message or answer); JSON bodies pretty-printed; only the headers that matter; SSE
 frames one per `data:` line; credentials masked as the recorder masks them; optionally ids
 replaced by short stable names (`task-1`); and a `# ` note wherever the analyzer found
-something. What it writes reads back with the project's own reader.
+something, each exchange it names under its number here (one left out is "exchange 7 of the
+recording"). What it writes reads back with the project's own reader.
+
+The agent's side as the agent served it, not as the recorder relayed it: `Host` is the agent's
+address, and a card the recorder rewrote to point at its listener gets back its own interface
+URLs and, where the recorder gave it a tag of its own (its note says the agent's), the agent's
+ETag: the recorder's tag stands for the rewritten card, which a documentation capture does not
+show, and a reader who fetches the card from the agent sees the agent's.
 """
 
 from __future__ import annotations
@@ -20,9 +27,9 @@ from a2a_capture.analyze.engine import analyze
 from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.capture import capture_bytes
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
-from a2a_capture.capture.notes import CARD_REWRITTEN
+from a2a_capture.capture.notes import CARD_REWRITTEN, ETAG_DERIVED
 from a2a_capture.redact.mask import Masker
-from a2a_capture.report.facts import outcome
+from a2a_capture.report.facts import MENTION, outcome
 from a2a_capture.sources import exchanges as read_exchanges
 
 #: headers a reader of the manual needs, in the kit's spelling
@@ -49,6 +56,8 @@ def tidy(paths: list[str], *, names: bool = False, show_secrets: bool = False, r
     result: list[Exchange] = []
     counters = {"exchange": 0, "webhook": 0}
     numbers: dict[tuple[str, int], int] = {}
+    labels: dict[tuple[str, str], str] = {}  # each kept exchange's label in the recording, and here
+    said: list[tuple[Exchange, str, int]] = []  # each exchange whose trailing notes end with findings' words
     for file in files:
         read = []
         for exchange in read_exchanges(file):
@@ -74,14 +83,37 @@ def tidy(paths: list[str], *, names: bool = False, show_secrets: bool = False, r
                 numbers[(file, exchange.number)] = counters[kind]
             late = numbers.get((file, exchange.late_stream)) if exchange.late_stream is not None else None
             tidied = _tidy_exchange(exchange, call, counters[kind], late, found)
+            labels[(file, exchange.label)] = tidied.label
+            said.append((tidied, file, len(tidied.trailing_notes) - len(found)))
             if left_out:
                 tidied.notes.insert(0, _left_out_note(left_out, call))
                 left_out = []
             result.append(tidied)
+    by_base = {os.path.basename(file): file for file in files}
+    for tidied, file, start in said:  # once every exchange has its number here
+        tidied.trailing_notes[start:] = [_renumbered_mentions(note, file, labels, by_base)
+                                         for note in tidied.trailing_notes[start:]]
     capture = Capture(exchanges=result)
     if names:
         capture = _short_names(capture)
     return capture
+
+
+def _renumbered_mentions(note: str, file: str, labels: dict[tuple[str, str], str], by_base: dict[str, str]) -> str:
+    """A finding's words with each exchange they name ("exchange 3", "exchange 2 of 01-card.http")
+    under its number in this capture; one left out here is named as the recording's."""
+
+    def renumbered(match) -> str:
+        label, of = match.group(1), match.group(2) or ""
+        base = of.rstrip(".")  # a sentence may end on the file's name
+        where = by_base.get(base, file) if of else file
+        rest = of[len(base):] if of and base in by_base else (f" of {of}" if of else "")
+        here = labels.get((where, label))
+        if here is None:
+            return f"exchange {label} of the recording{rest}"
+        return f"exchange {here}{rest}"
+
+    return MENTION.sub(renumbered, note)
 
 
 def _after_their_calls(read: list[tuple[Exchange, Call]]) -> list[tuple[Exchange, Call]]:
@@ -164,7 +196,7 @@ def _tidy_exchange(exchange: Exchange, call: Call, number: int, late: int | None
         content = _restored(original.content, exchange.notes)
         body = _frames(content) if original.is_event_stream else _pretty(content)
         response = Response(status=original.status, reason=original.reason or "",
-                            headers=_kept(original.headers, KEPT_RESPONSE), body=body)
+                            headers=_agents_etag(_kept(original.headers, KEPT_RESPONSE), exchange.notes), body=body)
     kept_notes = [note for note in exchange.notes if not _RECORDER_NOTE.match(note)]
     return Exchange(
         number=number, title=_title(exchange, call), webhook=exchange.webhook,
@@ -192,6 +224,22 @@ def _restored(body: bytes, notes: list[str]) -> bytes:
             old, new = (json.dumps(url).encode() for url in match.groups())
             body = body.replace(new, old)
     return body
+
+
+#: the recorder's note on the ETag it gave a card it rewrote: its own tag, and the agent's
+_DERIVED = re.compile(re.escape(ETAG_DERIVED).replace(re.escape("{new}"), r"(.+?)").replace(
+    re.escape("{old}"), r"(.+?)"))
+
+
+def _agents_etag(headers: list[tuple[str, str]], notes: list[str]) -> list[tuple[str, str]]:
+    """A restored card's ETag as the agent sent it: the recorder's own tag (as its note says) is a
+    tag for the card it rewrote, which a documentation capture does not show."""
+    agents = {}
+    for note in notes:
+        match = _DERIVED.fullmatch(note)
+        if match:
+            agents[match.group(1)] = match.group(2)
+    return [(name, agents.get(value, value) if name.lower() == "etag" else value) for name, value in headers]
 
 
 def _kept(headers: list[tuple[str, str]], wanted: tuple[str, ...]) -> list[tuple[str, str]]:

@@ -126,3 +126,41 @@ def test_tidy_names_number_the_calls_and_leave_content_alone(tmp_path):
 def test_tidy_puts_a_webhook_after_the_call_open_when_it_came(tmp_path):
     titles = [e.label for e in read_capture(tidied(tmp_path, CAPTURES / "07-push-webhook.http")).exchanges]
     assert titles[:3] == ["1", "2", "webhook 1"]
+
+
+def test_tidy_findings_name_the_exchanges_by_their_numbers_here():
+    """04-polling after 01-discovery: its exchanges 1-3 are 4-6 here, and the card-refetch finding's
+    "exchange 1 of 01-discovery.http" is this capture's exchange 1."""
+    from a2a_capture.tidy import tidy
+
+    capture = tidy([str(CAPTURES / "01-discovery.http"), str(CAPTURES / "04-polling.http")])
+    notes = {note.split(":")[0]: note for e in capture.exchanges for note in e.trailing_notes}
+    assert "exchange 5 asked to return immediately" in notes["return-immediately-poll"]  # the recording's 2
+    assert "polled again (exchange 6 before)" in notes["poll-while-push-or-stream"]  # the recording's 3
+    assert "although exchange 1 gave ETag" in notes["card-refetch"]
+
+
+def test_a_finding_naming_an_exchange_left_out_names_the_recordings():
+    from a2a_capture.tidy import _renumbered_mentions
+
+    labels = {("a.http", "2"): "2", ("a.http", "12"): "4", ("b.http", "1"): "5", ("a.http", "webhook 3"): "webhook 1"}
+    said = _renumbered_mentions("after exchange 12, exchange 7 and exchange webhook 3; exchange 1 of b.http.",
+                                "a.http", labels, {"a.http": "a.http", "b.http": "b.http"})
+    assert said == ("after exchange 4, exchange 7 of the recording and exchange webhook 1; exchange 5.")
+
+
+def test_tidy_gives_a_restored_card_the_agents_etag(tmp_path):
+    """Since 49cdf96 the recorder gives a card it rewrote an ETag of its own and says the agent's in
+    a note; tidy restores the card's URLs, and with them the agent's tag."""
+    from a2a_capture.capture.notes import CARD_REWRITTEN, ETAG_DERIVED
+    from a2a_capture.tidy import tidy
+    from tests.builders import card, fetch_card, write
+
+    served = card(supportedInterfaces=[{"url": "http://127.0.0.1:51999/rpc", "protocolBinding": "JSONRPC",
+                                        "protocolVersion": "1.0"}])
+    title, rest = fetch_card(1, served, response_headers=['ETag: W/"7f3e-a2a-1c2d"']).split("\n", 1)
+    notes = [ETAG_DERIVED.format(new='W/"7f3e-a2a-1c2d"', old='W/"7f3e"'),
+             CARD_REWRITTEN.format(old="http://127.0.0.1:41999/rpc", new="http://127.0.0.1:51999/rpc")]
+    path = write(tmp_path, "\n".join([title, *(f"# {note}" for note in notes), rest]))
+    response = tidy([str(path)]).exchanges[0].response
+    assert response.header("etag") == 'W/"7f3e"' and b"127.0.0.1:41999/rpc" in response.body

@@ -8,12 +8,17 @@ never decodes an exchange the analysis has decoded already.
 
 from __future__ import annotations
 
+import re
+
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.facts import ExchangeFacts
 
+#: how a finding's words name another exchange: "exchange 7", "exchange webhook 2", "exchange 3 of 02-send.http"
+MENTION = re.compile(r"\bexchange ((?:webhook )?\d+)(?: of ([^\s,;:()]+))?", re.IGNORECASE)
+
 
 def short_id(task: str) -> str:
-    """The manual's 8-character short id, for prose and figures (listings keep ids whole)."""
+    """The manual's 8-character short id, for prose and figures (a listing shows an id whole the first time)."""
     return task[:8] if len(task) > 8 else task
 
 

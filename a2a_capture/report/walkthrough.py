@@ -33,7 +33,7 @@ from a2a_capture.errors import SameFileTwice
 from a2a_capture.redact.mask import Masker
 from a2a_capture.report import svg
 from a2a_capture.report.excerpt import LEGEND, RULE_FOCUS, listing
-from a2a_capture.report.facts import cut_stream, explain, outcome, short_id, silent_stream
+from a2a_capture.report.facts import MENTION, cut_stream, explain, outcome, short_id, silent_stream
 from a2a_capture.sources import exchanges as read_exchanges
 
 #: a session longer than this is shown as a dense index with every exchange folded
@@ -908,10 +908,6 @@ def _finding_view(finding: Finding, number: int, anchor, name, new: bool) -> Fin
     )
 
 
-#: how a finding's message names an exchange: "exchange 7", "exchange 7 of 01-discovery.http"
-_MENTION = re.compile(r"\bexchange ((?:webhook )?\d+)(?: of ([^\s,;:()]+))?", re.IGNORECASE)
-
-
 def _named_mentions(message: str, file: str, by_base: dict[str, str], name) -> str:
     """In a report of several files a bare "exchange 7" could be any file's: each mention is
     named as the report names exchanges ("09-mistakes #7"), in the finding's own file unless
@@ -925,7 +921,7 @@ def _named_mentions(message: str, file: str, by_base: dict[str, str], name) -> s
             return name(by_base[base], label) + of[len(base):]
         return name(file, label) + (f" of {of}" if of else "")
 
-    return _MENTION.sub(named, message)
+    return MENTION.sub(named, message)
 
 
 def _rule_groups(findings: list[FindingView], judged: bool, summary: Summary) -> list[RuleGroup]:
