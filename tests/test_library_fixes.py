@@ -30,12 +30,18 @@ VERIFIED = {
     ("node", "task-unknown"): "a2a_js",
     ("a2a-sdk-0.3", "poll-terminal"): "a2a_sdk_03",
     ("a2a-sdk-0.3", "card-refetch"): "a2a_sdk_03",
+    ("a2a-sdk-0.2", "poll-terminal"): "a2a_sdk_02",
+    ("a2a-sdk-0.2", "cancel-terminal"): "a2a_sdk_02",
+    ("a2a-sdk-0.2", "card-refetch"): "a2a_sdk_02",
+    ("pya2a", "poll-terminal"): "pya2a",
+    ("pya2a", "cancel-terminal"): "pya2a",
+    ("pya2a", "card-refetch"): "pya2a",
 }
 #: the agents each stack's client is run against, as client.py's own test runs it: (a2a-sdk agent's name,
 #: streaming), or OWN: the stack's own agent
 OWN = ("own", None)
 AGENTS = {"agent_framework": [("runner", True), ("plain", False)], "a2a_js": [("runner", True)],
-          "a2a_sdk_03": [OWN]}
+          "a2a_sdk_03": [OWN], "a2a_sdk_02": [OWN], "pya2a": [OWN]}
 
 
 def _named(library: str) -> str:
@@ -46,6 +52,39 @@ def test_every_hint_in_the_table_is_applied_by_a_test():
     hinted = {(product, rule) for product, (_, fixes) in LIBRARIES.items() for rule in fixes}
     hinted |= {(key, rule) for key, known in HABITS.items() for rule in known.fixes}
     assert hinted == set(VERIFIED)
+
+
+#: each library's JSON-RPC calls as its stack's client sent them (recorded through the recorder): the body
+#: headers in its order, the envelope, the method; and the calls that look alike, which no habit tells apart
+HTTPX = [("Accept", "*/*"), ("Accept-Encoding", "gzip, deflate"), ("Connection", "keep-alive"),
+         ("User-Agent", "python-httpx/0.28.1")]
+LENGTH_TYPE = [*HTTPX, ("Content-Length", "99"), ("Content-Type", "application/json")]
+TYPE_LENGTH = [*HTTPX, ("Content-Type", "application/json"), ("Content-Length", "99")]
+SEND_03 = {"configuration": {"acceptedOutputModes": [], "blocking": True}, "message": {}}
+RECORDED = [
+    ("a2a-sdk-0.3", LENGTH_TYPE, {"id": "adb7baa4-95b2-45ed-9a24-e6b0f53fdb16", "jsonrpc": "2.0"}, "message/send",
+     SEND_03),
+    ("a2a-sdk-0.2", LENGTH_TYPE, {"id": "p0", "jsonrpc": "2.0"}, "tasks/get", {"id": "t"}),
+    ("a2a-sdk-0.2", LENGTH_TYPE, {"id": "0b3c9ad4-95b2-45ed-9a24-e6b0f53fdb16", "jsonrpc": "2.0"}, "message/send",
+     {"message": {}}),
+    ("pya2a", LENGTH_TYPE, {"jsonrpc": "2.0", "id": "0409d7a8646b4b3998730392cedb28ef"}, "tasks/get", {"id": "t"}),
+    (None, LENGTH_TYPE, {"id": "1eb0e73b-7929-4df9-b22e-82e106d784a2", "jsonrpc": "2.0"}, "tasks/get",
+     {"id": "t"}),  # a2a-sdk 0.3's poll, and 0.2's with its own uuid id: the session tells them by the send before
+    (None, TYPE_LENGTH, {"jsonrpc": "2.0", "id": "1b57ecc5-3399-42bf-9dcc-f3d05a258e73"}, "message/stream",
+     {"message": {}}),  # fasta2a: no hint of its own verified (notes)
+]
+
+
+@pytest.mark.parametrize(("library", "headers", "envelope", "method", "params"), RECORDED)
+def test_a_library_is_known_by_the_habits_recorded_from_it(library, headers, envelope, method, params):
+    from a2a_capture.a2a.call import Call
+    from a2a_capture.a2a.jsonrpc import _SPELLINGS
+    from a2a_capture.analyze.libraries import known_by_habits
+
+    operation, version, _ = _SPELLINGS[method]
+    call = Call(1, "1", kind="jsonrpc", headers=headers, rpc_method=method, operation=operation,
+                spelled_version=version, params=params, request_json={**envelope, "method": method, "params": params})
+    assert known_by_habits(call) == library
 
 
 @contextlib.contextmanager

@@ -47,6 +47,8 @@ class Habits(NamedTuple):
     ids: frozenset[str]  # the shapes of the ids it makes (``id_shape``)
     body_headers: str  # "length, type" (Content-Length first) or "type, length"
     versions: frozenset[str] | None = None  # the versions its method names spell
+    #: whether its messages sent carry `params.configuration` (a2a-sdk 0.3's always do, 0.2's when asked)
+    configuration: bool | None = None
 
 
 class KnownByHabits(NamedTuple):
@@ -63,14 +65,41 @@ HABITS: dict[str, KnownByHabits] = {
     # Strands' A2AAgent sends exactly this (it is built on it)
     "a2a-sdk-0.3": KnownByHabits(
         "a2a-sdk 0.3's client (likely, by its habits: uuid ids, `id` first)",
-        Habits("python-httpx", "id", frozenset({"uuid"}), "length, type", frozenset({"0.3"})), {
+        Habits("python-httpx", "id", frozenset({"uuid"}), "length, type", frozenset({"0.3"}), configuration=True), {
         "poll-terminal": "the last `(task, update)` that `client.send_message(...)` yields holds the task's final "
                          "state; call `client.get_task(TaskQueryParams(id=task.id))` only while "
                          "`task.status.state` is not terminal",
         "card-refetch": "resolve the card once (`card = await A2ACardResolver(http, base).get_agent_card()`) and "
                         "make every client from it (`ClientFactory(config).create(card)`), or keep the client",
     }),
+    # a2a-sdk 0.2's A2AClient: the ids the caller gives its requests (else `str(uuid4())`), `id` first, and
+    # no `configuration` unless the caller sets one
+    "a2a-sdk-0.2": KnownByHabits(
+        "a2a-sdk 0.2's A2AClient (likely, by its habits: `id` first, no `configuration` in its sends)",
+        Habits("python-httpx", "id", frozenset({"uuid", "string", "int"}), "length, type", frozenset({"0.3"}),
+               configuration=False), {
+        "poll-terminal": "the task in `(await client.send_message(request)).root.result` holds its state; call "
+                         "`client.get_task(GetTaskRequest(...))` only while `task.status.state` is not terminal",
+        "cancel-terminal": "call `client.cancel_task(CancelTaskRequest(...))` only while the task's last "
+                           "`status.state` is submitted, working or input-required",
+        "card-refetch": "resolve the card once and keep the `A2AClient(http, agent_card=card)` made from it for "
+                        "every call",
+    }),
+    # pya2a (Google's 0.1 sample client): `uuid4().hex` ids, `jsonrpc` first, httpx `json=`
+    "pya2a": KnownByHabits(
+        "pya2a's A2AClient (likely, by its habits: `uuid4().hex` ids, `jsonrpc` first)",
+        Habits("python-httpx", "jsonrpc", frozenset({"hex"}), "length, type"), {
+        "poll-terminal": "the last event of `client.send_task_streaming(...)` (its `final` status) or the task "
+                         "`client.send_task(...)` returns holds the state; call `client.get_task(...)` only while "
+                         "`status.state` is not terminal",
+        "cancel-terminal": "call `client.cancel_task(...)` only while the task's last `status.state` is "
+                           "submitted, working or input-required",
+        "card-refetch": "resolve the card once (`A2ACardResolver(base).get_agent_card()`) and keep the "
+                        "`A2AClient(card)` made from it",
+    }),
 }
+
+_SENDS = frozenset({"SendMessage", "SendStreamingMessage"})
 
 #: the JSON-RPC id shapes ``Habits.ids`` names
 _ID_SHAPES = (("uuid", re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")),
@@ -95,18 +124,26 @@ def _body_headers(call) -> str | None:
 
 
 def known_by_habits(call) -> str | None:
-    """The HABITS key of the library whose habits a JSON-RPC call shows, if one's."""
+    """The HABITS key of the library whose habits a JSON-RPC call shows, if it is one's alone (a poll
+    by a2a-sdk 0.3 and by 0.2 look the same: the session tells them by an earlier send)."""
     body = call.request_json
     if call.kind != "jsonrpc" or not isinstance(body, dict) or not body:
         return None
     product = (call.header("user-agent") or "").split("/", 1)[0].lower()
-    first, shape, headers = next(iter(body)), id_shape(body.get("id")), _body_headers(call)
-    for key, known in HABITS.items():
-        habits = known.habits
-        if (habits.user_agent, habits.first_key, habits.body_headers) == (product, first, headers) \
-                and shape in habits.ids and (habits.versions is None or call.spelled_version in habits.versions):
-            return key
-    return None
+    configured = "configuration" in call.params if call.operation in _SENDS else None
+    seen = Habits(product, next(iter(body)), frozenset({id_shape(body.get("id"))}), _body_headers(call) or "",
+                  frozenset({call.spelled_version}), configured)
+    matches = [key for key, known in HABITS.items() if _fits(known.habits, seen)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _fits(habits: Habits, seen: Habits) -> bool:
+    """Whether a call's habits (``seen``: one id shape, one version) are the library's."""
+    return ((habits.user_agent, habits.first_key, habits.body_headers)
+            == (seen.user_agent, seen.first_key, seen.body_headers)
+            and seen.ids <= habits.ids and (habits.versions is None or seen.versions <= habits.versions)
+            and (habits.configuration is None or seen.configuration is None
+                 or habits.configuration == seen.configuration))
 
 
 def library_of(call) -> tuple[str, dict[str, str]] | None:

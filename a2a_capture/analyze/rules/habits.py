@@ -74,7 +74,7 @@ def connection_per_request(call, session):
     handshakes = "a TCP and a TLS handshake" if call.agent.startswith("https:") else "a TCP handshake"
     yield Hit(f"the first {seen.requests + 1} requests to {call.agent} each came on a new connection although the "
               f"one before had ended (client ports {ports}): {handshakes} before each (the capture does not time them)"
-              f"{library_fix(call, 'connection-per-request')}", [seen.first])
+              f"{library_fix(call, 'connection-per-request', session)}", [seen.first])
 
 
 @rule(
@@ -102,8 +102,9 @@ def card_not_fetched(call, session):
         return  # said at the agent's first call
     if session.card_asked(call.agent) is not None:
         return  # it asked and got none: that ask is judged on its own (card-path), not this habit
+    fix = library_fix(call, "card-not-fetched", session)
     yield Hit(f"{call.operation or call.method} to {call.agent}, whose card the client had not fetched in this "
-              f"session: it guesses the agent's interface and capabilities{library_fix(call, 'card-not-fetched')}")
+              f"session: it guesses the agent's interface and capabilities{fix}")
 
 
 def _texts(parts) -> str:

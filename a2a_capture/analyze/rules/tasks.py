@@ -57,7 +57,7 @@ def task_unknown(call, session):
                  else "")
         said = "" if named else f" (it said so with {call.error.name}, not TaskNotFoundError)"
         yield Hit(f"{call.operation or call.method} on task {call.task_id or '(none)'}, which the agent did not "
-                  f"know{said}{where}{library_fix(call, 'task-unknown')}",
+                  f"know{said}{where}{library_fix(call, 'task-unknown', session)}",
                   [known.call] if known and known.agent != call.agent else [])
 
 
@@ -86,7 +86,7 @@ def poll_terminal(call, session):
         return  # a different view of the task (history length), not a poll
     later = session.last_poll(call.task_id, call.agent, view)
     related = [earlier] if later is None or later is earlier else [earlier, later]
-    yield Hit(_already_ended(ended, call, _POLLED) + library_fix(call, "poll-terminal"), related)
+    yield Hit(_already_ended(ended, call, _POLLED) + library_fix(call, "poll-terminal", session), related)
 
 
 @rule(
@@ -109,7 +109,7 @@ def cancel_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield Hit(_already_ended(ended, call, _ENDED) + library_fix(call, "cancel-terminal"), [ended.call])
+        yield Hit(_already_ended(ended, call, _ENDED) + library_fix(call, "cancel-terminal", session), [ended.call])
     elif call.error is not None and (call.error.name == "TaskNotCancelableError" or call.error.task_ended):
         yield Hit(f"the agent answered {call.error.name}: task {call.task_id} had already ended, which no earlier "
                   "answer in the capture had shown", kind="advice")
@@ -165,7 +165,7 @@ def subscribe_terminal(call, session):
         return
     ended = session.ended(call.task_id)
     if ended is not None:
-        yield Hit(_already_ended(ended, call, _ENDED) + library_fix(call, "subscribe-terminal"), [ended.call])
+        yield Hit(_already_ended(ended, call, _ENDED) + library_fix(call, "subscribe-terminal", session), [ended.call])
     elif call.error is not None and _refused_as_ended(call.error):
         held = session.held_card(call)
         if held is None or held.card.streaming or call.error.task_ended:
@@ -248,7 +248,7 @@ def return_immediately_poll(call, session):
     saved = "1 round trip" if polls == 1 else f"{polls} round trips"
     yield Hit(f"task {call.task_id} ended after {polls} GetTask poll{'s' if polls != 1 else ''}{span}: "
               f"{ref(send.call, call)} asked to return immediately; a blocking SendMessage{alternative} would have "
-              f"carried the result as it came, saving {saved}{library_fix(call, 'return-immediately-poll')}",
+              f"carried the result as it came, saving {saved}{library_fix(call, 'return-immediately-poll', session)}",
               [send.call])
 
 
@@ -327,7 +327,7 @@ def get_before_subscribe(call, session):
     last = session.last_a2a(call.agent)
     if last is not None and last.call.operation == "GetTask" and last.task == call.task_id:
         yield Hit(f"{ref(last.call, call)} read task {call.task_id} just before; the subscription's first event "
-                  f"is the same snapshot{library_fix(call, 'get-before-subscribe')}", [last.call])
+                  f"is the same snapshot{library_fix(call, 'get-before-subscribe', session)}", [last.call])
 
 
 @rule(
