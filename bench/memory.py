@@ -6,6 +6,7 @@ nothing of this one's. Shapes (the sizes are the large ones; the small is a quar
 
 - tasks-40k: 40,000 exchanges, each a SendMessage answered with a task of its own (`report`, `convert`)
 - one-stream: one SSE stream of 200 MB in tiny frames (`analyze`)
+- one-stream-doc: the same without its `#@ response-body` length, as a documentation capture has it (`analyze`)
 - har: a HAR of about 92 MB converted from bench/read.py's realistic session (`analyze`)
 - cards-80k: 80,000 distinct agent cards fetched from one origin (`analyze`)
 - tasks-200k: 200,000 exchanges, each a task of its own (`analyze`)
@@ -87,8 +88,9 @@ def _exchanges(path: Path, make: Callable[[int, random.Random], Exchange], count
             out.write(writer.block(make(number, rng)))
 
 
-def one_stream(path: Path, size: int) -> None:
-    """One SendStreamingMessage whose answer is ``size`` bytes of tiny status frames, written as it goes."""
+def one_stream(path: Path, size: int, framed: bool = True) -> None:
+    """One SendStreamingMessage whose answer is ``size`` bytes of tiny status frames, written as it goes;
+    ``framed``: with the recorder's pragma of its length (else it ends where the file does)."""
     frame = (b'data: {"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {"taskId": '
              b'"2fbb04b8-dd7f-4b93-b6f0-49130185e74c", "contextId": "c", '
              b'"status": {"state": "TASK_STATE_WORKING"}}}}\r\n\r\n')
@@ -100,7 +102,8 @@ def one_stream(path: Path, size: int) -> None:
     head = "\n".join([
         "#@ format: a2a-capture/1", "", "### 1 · SendStreamingMessage",
         "#@ start: 2026-11-30T08:13:48.205108Z", "#@ end: 2026-11-30T08:23:48.416123Z",
-        "#@ client: 127.0.0.1:47708", "#@ server: 127.0.0.1:41241", f"#@ response-body: {length} bytes",
+        "#@ client: 127.0.0.1:47708", "#@ server: 127.0.0.1:41241",
+        *([f"#@ response-body: {length} bytes"] if framed else []),
         "POST / HTTP/1.1", "Host: 127.0.0.1:41241", "Accept: text/event-stream",
         "Content-Type: application/json", f"Content-Length: {len(send)}", "", send.decode(), "",
         "HTTP/1.1 200 OK", "content-type: text/event-stream", "Transfer-Encoding: chunked", "", ""]).encode()
@@ -130,6 +133,7 @@ def har(path: Path, size: int) -> None:
 SHAPES = {
     "tasks-40k": (40_000, lambda path, n: _exchanges(path, _task_exchange, n), ["report", "convert"]),
     "one-stream": (200 << 20, one_stream, ["analyze"]),
+    "one-stream-doc": (200 << 20, lambda path, size: one_stream(path, size, framed=False), ["analyze"]),
     "har": (64 << 20, har, ["analyze"]),  # a 64 MB session makes a 93 MB HAR
     "cards-80k": (80_000, lambda path, n: _exchanges(path, _card_exchange, n), ["analyze"]),
     "tasks-200k": (200_000, lambda path, n: _exchanges(path, _task_exchange, n), ["analyze"]),
