@@ -116,8 +116,9 @@ def test_built_models_share_their_fields_set_and_pydantic_only_reads_it():
                "method": "POST", "target": "/"}),
 ])
 def test_a_built_model_is_a_validated_one_in_all_pydantic_keeps(cls, values):
-    """``maker`` makes a model as a plain twin of its class, then sets its class: what it gives has the
-    class, the slots and the behaviour of a validated model (stores checked, copies, pickles)."""
+    """``maker`` fills a new model's four pydantic slots itself (what ``model_construct`` stores,
+    without its look for defaults): what it gives has the class, the slots and the behaviour of a
+    validated model (stores checked, copies, pickles), so a pydantic upgrade that changes the slots fails here."""
     made, validated = built(cls, dict(values)), cls(**values)
     assert type(made) is cls and made == validated and repr(made) == repr(validated)
     for slot in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
@@ -128,4 +129,4 @@ def test_a_built_model_is_a_validated_one_in_all_pydantic_keeps(cls, values):
         made.nothing = 1  # pydantic's own __setattr__, not the twin's
     with pytest.raises(AttributeError):
         made.nothing  # noqa: B018
-    assert maker(cls) is maker(cls)  # one twin a class
+    assert maker(cls) is maker(cls)  # made once a class
