@@ -214,3 +214,19 @@ def test_what_findings_quote_is_masked_in_analyze_and_check(tmp_path):
         assert "?token=[redacted: query token, sha256:" in text, form
     checked = run("check", str(path), "--baseline", str(tmp_path / "none.json"), "--fail-on", "info")
     assert b"card-redirect" in checked.stdout and b"planted-location-token" not in checked.stdout
+
+
+def test_a_word_masked_before_a_secret_was_remembered_is_masked_again_after():
+    """Masker.words masks each distinct word once, while the secrets remembered stay the same: a
+    secret found since (in an exchange, another word) is masked in a word it masked before."""
+    from a2a_capture.redact.mask import Masker
+
+    masker = Masker(b"k" * 16)
+    said = "the agent at http://a:1/ answered tok-ABCDEFGH-1234 again"
+    assert masker.words(said) == said and masker.words(said) == said  # no secret known, none of its shape
+    masker.redactor.marker("query token", "tok-ABCDEFGH-1234")  # remembered, as masking an exchange does
+    masked = masker.words(said)
+    assert "tok-ABCDEFGH-1234" not in masked and masked == masker.text(said)
+    bearer = "sent Authorization: Bearer abcdefghijklmnopqrstuvwx1 to it"
+    assert masker.words(bearer) == masker.text(bearer) != bearer  # found by shape, then remembered
+    assert masker.words(said) == masked

@@ -20,6 +20,9 @@ from a2a_capture.redact import grpc as redact_grpc
 
 #: secrets shorter than this are not searched for in free text (too likely to be ordinary words)
 _MIN_SCRUB = 6
+#: distinct finding and call words a masker remembers masked, at most (``Masker.words``): a session
+#: has a few agents and most of its findings' sentences recur; past this, words are masked each time
+MAX_WORDS = 4096
 
 
 class Masker:
@@ -27,6 +30,9 @@ class Masker:
 
     def __init__(self, key: bytes | None = None, files: list[str] | None = None) -> None:
         self.redactor = _Remembering(key, files)
+        #: each finding or call word masked (``words``), while the secrets remembered were ``_words_seen``
+        self._words: dict[str, str] = {}
+        self._words_seen = 0
 
     @classmethod
     def for_files(cls, files: list[str]) -> Masker:
@@ -129,10 +135,29 @@ class Masker:
         for field in fields:
             value = getattr(record, field)
             if value:
-                cleaned = self.text(value)
+                cleaned = self.words(value)
                 if cleaned != value:
                     update[field] = cleaned
         return update
+
+    def words(self, text: str) -> str:
+        """``text`` (a finding's or a call record's words: its message, agent, name) masked, each
+        distinct one masked once while the secrets remembered stay the same: a session's findings
+        name the same few agents, and most of their sentences recur. Masking is a function of the
+        text and the secrets remembered (the key, once worked out, stays), so a secret remembered
+        since makes every word be masked again."""
+        if len(self.redactor.seen) != self._words_seen:
+            self._words.clear()
+            self._words_seen = len(self.redactor.seen)
+        masked = self._words.get(text)
+        if masked is None:
+            masked = self.text(text)
+            if len(self.redactor.seen) != self._words_seen:  # it found a secret: the others may hold it
+                self._words.clear()
+                self._words_seen = len(self.redactor.seen)
+            if len(self._words) < MAX_WORDS:
+                self._words[text] = masked
+        return masked
 
     def model(self, value, skip: frozenset[str] = frozenset()):
         """``value`` (a pydantic model, list, tuple, dict or string: a report's view of a session)
