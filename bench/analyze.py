@@ -240,6 +240,7 @@ def run_analyze(path: str) -> dict:
 
 def _stage(stage: str, path: str):
     """A run that stops after ``stage``, its modules imported already (the clock starts after)."""
+    from a2a_capture.a2a.decode import Cards
     from a2a_capture.analyze.config import Config
     from a2a_capture.analyze.engine import _decoded, analyze
     from a2a_capture.sources import exchanges
@@ -255,7 +256,7 @@ def _stage(stage: str, path: str):
         return {"units": 1}
 
     def read_decode() -> dict:
-        for _batch in _decoded(path):  # read and decoded in batches, as analyze does
+        for _batch in _decoded(path, Cards()):  # read and decoded in batches, as analyze does
             pass
         return {"units": 1}
 

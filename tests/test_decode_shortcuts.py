@@ -17,7 +17,7 @@ from a2a_capture.a2a import payloads, states
 from a2a_capture.a2a.addresses import split_target as _split_target
 from a2a_capture.a2a.bodies import _json_checked
 from a2a_capture.a2a.bodies import json_of as _json
-from a2a_capture.a2a.decode import card_of, decode, task_states
+from a2a_capture.a2a.decode import Cards, card_of, decode, task_states
 from a2a_capture.capture.models import Exchange, ExchangeMeta, Request, Response
 from a2a_capture.sources import exchanges
 from tests.builders import card, fetch_card, write
@@ -200,10 +200,13 @@ def test_a_long_stream_keeps_one_tuple_for_a_state_it_shows_again():
 def test_the_same_card_bytes_are_the_same_card(padding):
     data = {"name": "probe", "description": "x" * padding, "skills": [], "url": "http://a:1/"}
     raw = json.dumps(data).encode()
-    first = card_of(data, raw)
-    assert card_of(json.loads(raw), bytes(bytearray(raw))) is first
+    cards = Cards()  # the session's: the engine's Analyzer owns one
+    first = cards.card(data, raw)
+    assert cards.card(json.loads(raw), bytes(bytearray(raw))) is first
     other = json.dumps({**data, "name": "other"}).encode()
-    assert card_of(json.loads(other), other).name == "other"
+    assert cards.card(json.loads(other), other).name == "other"
+    assert Cards().card(data, raw) is not first and card_of(data, raw) is not first  # nothing kept elsewhere
+    assert card_of(data, raw) == first
 
 
 def test_a_rest_route_is_found_as_by_every_route_s_regex():
@@ -256,6 +259,7 @@ def test_a_part_s_media_type(part, media):
 
 def test_a_card_served_again_is_the_same_card(tmp_path):
     path = write(tmp_path, fetch_card(1), fetch_card(2), fetch_card(3, card(name="other")))
-    first, again, other = (decode(exchange) for exchange in exchanges(path))
+    cards = Cards()  # the session's (the engine's Analyzer.cards)
+    first, again, other = (decode(exchange, cards=cards) for exchange in exchanges(path))
     assert first.response_json == again.response_json and first.card is again.card
     assert other.response_json == {**first.response_json, "name": "other"} and other.card.name == "other"

@@ -25,21 +25,22 @@ from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.models import Exchange
 
 #: what other modules take from here: the call and its parts' readers, by the names they had
-__all__ = ["A2A_KINDS", "Call", "CallError", "card_of", "decode", "looks_like_card", "part_media_type", "rest_route",
-           "task_states"]
+__all__ = ["A2A_KINDS", "Call", "CallError", "Cards", "card_of", "decode", "looks_like_card", "part_media_type",
+           "rest_route", "task_states"]
 
 _VERSION_HEADER = spec.VERSION_HEADER.lower()
 _EVENT_STREAM = "text/event-stream"
 
 
-def decode(exchange: Exchange, file: str = "") -> Call:
+def decode(exchange: Exchange, file: str = "", cards: Cards | None = None) -> Call:
     """Read an exchange as A2A.
 
     Frames this block shows for an earlier stream become ``late_states``, so a session can
-    apply them where they happened.
+    apply them where they happened. ``cards``: the session's cards by their bytes (``Cards``), so a
+    card served again is the card held; without, every card fetched is parsed as a new one.
     """
     call = Call(exchange.number, exchange.label, file)
-    _read(call, exchange)
+    _read(call, exchange, cards)
     read_ending(call)
     if call.operation in _FACT_OPERATIONS:
         _read_facts(call)
@@ -54,7 +55,7 @@ def closes_connection(http_version: str, connection: str | None) -> bool:
     return "close" in options or (http_version == "1.0" and "keep-alive" not in options)
 
 
-def _read(call, exchange: Exchange) -> None:
+def _read(call, exchange: Exchange, cards: Cards | None) -> None:
     request, response = exchange.request, exchange.response
     scheme, netloc, path, query = split_target(request.target)
     sent = first_values(request.headers)
@@ -106,7 +107,8 @@ def _read(call, exchange: Exchange) -> None:
     if _is_card_fetch(call):
         call.kind = "card"
         if isinstance(call.response_json, dict) and call.status == 200:
-            call.card = card_of(call.response_json, content)
+            call.card = cards.card(call.response_json, content) if cards is not None else card_of(
+                call.response_json, content)
             call.card_bytes = len(content)
         read_error(call)
         return
@@ -136,24 +138,36 @@ def _facts(operation: str | None, ok: bool, response: object) -> tuple[Card | No
     return None, False
 
 
-_CARDS: dict[bytes | tuple[str, bytes], Card] = {}
-
-
 def card_of(data: dict, raw: bytes = b"") -> Card:
-    """A parsed card; the same bytes served again are the same card, parsed once."""
-    if not raw:
-        return parse_card(data)
-    # the bytes themselves are the key (their hash is quick), a digest of a card past 16 KB
-    key = raw if len(raw) <= _CARD_KEY_BYTES else ("blake2b", hashlib.blake2b(raw, digest_size=16).digest())
-    card = _CARDS.get(key)
-    if card is None:
-        if len(_CARDS) > 256:
-            _CARDS.clear()
-        card = _CARDS[key] = parse_card(data, raw)
-    return card
+    """A parsed card (``raw``: the bytes it was read from, for its fingerprint)."""
+    return parse_card(data, raw) if raw else parse_card(data)
 
 
-_CARD_KEY_BYTES = 1 << 14  # at most 4 MB of keys held (256 cards)
+class Cards:
+    """The cards of one session by the bytes they were served as: the same bytes served again are
+    the same card, parsed once. A session refetches its few cards again and again, and the session
+    and the engine's memo (analyze/depends.py) tell a card fetched again from another by identity.
+    Whoever reads a session owns one (the engine's ``Analyzer.cards``); it holds ``MAX_CARDS`` at most."""
+
+    __slots__ = ("_by_bytes",)
+
+    def __init__(self) -> None:
+        #: by the bytes themselves (their hash is quick), by a digest for a card past ``CARD_KEY_BYTES``
+        self._by_bytes: dict[bytes | tuple[str, bytes], Card] = {}
+
+    def card(self, data: dict, raw: bytes) -> Card:
+        """The card ``raw`` (parsed as ``data``) is: the one read before from the same bytes, else parsed."""
+        key = raw if len(raw) <= CARD_KEY_BYTES else ("blake2b", hashlib.blake2b(raw, digest_size=16).digest())
+        card = self._by_bytes.get(key)
+        if card is None:
+            if len(self._by_bytes) >= MAX_CARDS:  # a session of that many cards: start over
+                self._by_bytes.clear()
+            card = self._by_bytes[key] = card_of(data, raw)
+        return card
+
+
+MAX_CARDS = 256
+CARD_KEY_BYTES = 1 << 14  # at most 4 MB of keys held (256 cards)
 
 
 def _is_card_fetch(call: Call) -> bool:

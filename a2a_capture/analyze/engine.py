@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from a2a_capture import shortcuts
 from a2a_capture.a2a import spec
-from a2a_capture.a2a.decode import Call, decode
+from a2a_capture.a2a.decode import Call, Cards, decode
 from a2a_capture.analyze import rules as _rules  # noqa: F401  (registers the rules)
 from a2a_capture.analyze.config import Config, ignored_in_notes
 from a2a_capture.analyze.depends import Key
@@ -122,7 +122,7 @@ def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None,
     for path in paths:
         file = os.fspath(path)
         analyzer.start_file(file)
-        for batch in _decoded(file):
+        for batch in _decoded(file, analyzer.cards):
             for exchange, call in batch:
                 found = analyzer.feed(exchange, call)
                 if on_finding is not None:
@@ -137,9 +137,10 @@ def analyze(paths: Iterable[str | os.PathLike], config: Config | None = None,
 BATCH = 8
 
 
-def _decoded(file: str) -> Iterator[list[tuple[Exchange, Call]]]:
-    """A file's exchanges with their calls, a batch at a time. An exchange that cannot be read
-    fails only after the ones before it have been handed over, as one at a time they would be."""
+def _decoded(file: str, cards: Cards | None = None) -> Iterator[list[tuple[Exchange, Call]]]:
+    """A file's exchanges with their calls, a batch at a time (``cards``: the session's, see ``decode``).
+    An exchange that cannot be read fails only after the ones before it have been handed over, as one
+    at a time they would be."""
     reader = exchanges(file)
     while True:
         batch: list[Exchange] = []
@@ -152,7 +153,7 @@ def _decoded(file: str) -> Iterator[list[tuple[Exchange, Call]]]:
         except Exception as error:  # raised again below, after the batch before it
             failure = error
         if batch:
-            yield [(exchange, decode(exchange, file)) for exchange in batch]
+            yield [(exchange, decode(exchange, file, cards)) for exchange in batch]
         if failure is not None:
             raise failure
         if len(batch) < BATCH:
@@ -175,6 +176,8 @@ class Analyzer:
         ``keep_facts``: keep each exchange's facts for a report. ``on_call``: each call's record, as read."""
         self.config = config or Config()
         self.session = Session()
+        #: the session's cards by their bytes: a card served again decodes as the card held (``decode``)
+        self.cards = Cards()
         self.findings: list[Finding] = []
         self.records: list[CallRecord] = []
         self.facts: list[ExchangeFacts] = []
@@ -220,7 +223,7 @@ class Analyzer:
     def feed(self, exchange: Exchange, call: Call | None = None) -> list[Finding]:
         """Judge one exchange of the current file (``call``: it decoded already); its findings, in rule order."""
         if call is None:
-            call = decode(exchange, self._file)
+            call = self.decode(exchange)
         start, session, pending = call.started, self.session, self._pending
         latest = self._latest
         if latest is not None:  # no other call waits: learned now, or it waits with the others
@@ -264,6 +267,10 @@ class Analyzer:
         if len(pending) > MAX_PENDING:  # times that never move on: learn the earliest-ended
             session.apply(heapq.heappop(pending)[2])
         return found
+
+    def decode(self, exchange: Exchange) -> Call:
+        """An exchange of the current file read as A2A, its card read against the session's (``cards``)."""
+        return decode(exchange, self._file, self.cards)
 
     def end_file(self) -> None:
         if self._latest is not None:  # none other waits while it does

@@ -73,7 +73,7 @@ class Planner:
         return self.tally
 
     def plan(self, exchange: Exchange) -> SpanPlan:
-        call = decode(exchange, self.file)
+        call = self.analyzer.decode(exchange)
         found = self.analyzer.feed(exchange, call)
         round_trip = round_trip_of(found, call.ok) if found else None
         held = self.analyzer.session.held_card(call) if call.kind != "card" else None

@@ -20,7 +20,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from a2a_capture import __version__, nesting
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card
-from a2a_capture.a2a.decode import decode
 from a2a_capture.a2a.grpc import response_status
 from a2a_capture.a2a.states import may_name
 from a2a_capture.analyze.config import Config
@@ -351,7 +350,7 @@ class _Session:
     def _analyzed(self, file: str, analyzer: Analyzer) -> Iterator[tuple[Exchange, ExchangeFacts, list[Finding]]]:
         masker = self.masker
         for exchange in read_exchanges(file):
-            call = decode(exchange, file)
+            call = analyzer.decode(exchange)
             found = analyzer.feed(exchange, call)
             facts = exchange_facts(exchange, call, round_trip_of(found, call.ok))
             yield (masker.exchange(exchange) if masker else exchange), facts, found

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from a2a_capture.a2a.decode import Call, decode
+from a2a_capture.a2a.decode import Call
 from a2a_capture.analyze.config import Config
 from a2a_capture.analyze.engine import Analyzer
 from a2a_capture.analyze.facts import exchange_facts
@@ -38,7 +38,7 @@ class Feeder:
 
     def feed(self, exchange: Exchange, offset: int | None) -> None:
         """One exchange of the current file: its row, then every finding the engine gives for it."""
-        call = decode(exchange, self.state.files[self._file])
+        call = self.analyzer.decode(exchange)
         if self.masker is not None:
             self.masker.exchange(exchange)  # learns the exchange's secrets: titles and messages are scrubbed of them
         held = self.analyzer.session.held_card(call) if call.kind != "card" else None
