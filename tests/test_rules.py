@@ -277,6 +277,21 @@ def test_every_rule_has_a_case():
     assert sorted(CASES) == sorted(RULES)
 
 
+def test_every_rule_has_a_bad_and_a_good_example():
+    """docs/rules.md shows both for every rule, as ruff keeps a bad and a good example per rule."""
+    assert [rule.id for rule in RULES.values() if not (rule.example and rule.good)] == []
+
+
+def test_every_module_of_rules_is_imported_so_its_rules_register():
+    """A module of analyze/rules/ left out of its __init__ registers nothing, silently."""
+    import pkgutil
+
+    from a2a_capture.analyze import rules
+
+    modules = {f"{rules.__name__}.{info.name}" for info in pkgutil.iter_modules(rules.__path__)}
+    assert modules and modules <= set(sys.modules)
+
+
 def test_the_documented_examples_are_the_tested_cases():
     """docs/rules.md links each rule to its pair in docs/rules/: the very captures the two tests below
     run the rule on (docs/rules.md links them). Regenerate with `python -m tests.test_rules`."""

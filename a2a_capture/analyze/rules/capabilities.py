@@ -48,6 +48,8 @@ push-config call to an agent without it fails with PushNotificationNotSupportedE
 and a config sent inline with a message is ignored, so the client waits for webhooks that never
 come. The card had already answered the question.""",
     example="CreateTaskPushNotificationConfig to an agent whose card has no pushNotifications",
+    good="CreateTaskPushNotificationConfig only to an agent whose card has "
+         "capabilities.pushNotifications: true; to one without, GetTask or SubscribeToTask",
     fix="Check `capabilities.pushNotifications` first; poll or stream instead.",
     lenient="this agent serves push configs its card does not offer; an agent that follows its card refuses them",
     fails_as=spec.REFUSED_CAPABILITY,
@@ -66,6 +68,8 @@ rule(
 SendStreamingMessage and SubscribeToTask need `capabilities.streaming` on the card. Without it
 the call fails with UnsupportedOperationError (-32004): a round trip the card had ruled out.""",
     example="SendStreamingMessage to an agent whose card has streaming: false",
+    good="SendStreamingMessage to an agent whose card has streaming: true; to one without, SendMessage "
+         "(blocking) then GetTask",
     fix="Check `capabilities.streaming`; use SendMessage (blocking) or GetTask instead.",
     lenient="this agent streams although its card does not offer it; an agent that follows its card refuses",
     fails_as=spec.REFUSED_CAPABILITY,
@@ -100,6 +104,7 @@ GetExtendedAgentCard is only served when the card sets `capabilities.extendedAge
 (0.3 and 0.2: `supportsAuthenticatedExtendedCard`). Otherwise it fails with
 UnsupportedOperationError, or, for 0.2's `GET /agent/authenticatedExtendedCard`, 404.""",
     example="GetExtendedAgentCard to an agent whose card lacks extendedAgentCard",
+    good="GetExtendedAgentCard to an agent whose card has capabilities.extendedAgentCard: true",
     fix="Ask for the extended card only when the public card offers one.",
     lenient="this agent serves an extended card its public card does not offer; an agent that follows its card refuses",
     fails_as=spec.REFUSED_CAPABILITY,

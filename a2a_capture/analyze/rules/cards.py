@@ -46,6 +46,8 @@ The card tells the client where to send its messages and which credentials to us
 plain HTTP from anything but loopback, anyone on the path can rewrite it and send the client,
 and its tokens, elsewhere. Production agents must use TLS.""",
     example="GET http://agents.example.com/.well-known/agent-card.json",
+    good="GET https://agents.example.com/.well-known/agent-card.json (plain HTTP only to 127.0.0.1 or "
+         "localhost)",
     fix="Fetch cards over HTTPS.",
     kind="advice",
 )
@@ -72,6 +74,7 @@ def _plain_http_remote(agent: str) -> bool:
 A redirect on the well-known path costs a round trip on every discovery, and moves the trust
 anchor of the card to another location.""",
     example="GET /.well-known/agent-card.json -> 301 Location: https://...",
+    good="GET /.well-known/agent-card.json -> 200 with the card, at the URL the client was given",
     fix="Point clients at the final card URL, or serve the card where it is asked for.",
     kind="advice",
 )
@@ -91,6 +94,7 @@ def card_redirect(call, session):
 A card is fetched on every discovery and often on every session. A card over
 {MAX_CARD_BYTES // 1024} KiB slows every client and is a cheap way to exhaust one.""",
     example="a 2 MB card with an embedded icon",
+    good="a card of a few KB that links to its icon (iconUrl) and documentation (documentationUrl)",
     fix="Keep the card small: link to icons and documentation instead of embedding them.",
     kind="advice",
 )
@@ -114,6 +118,7 @@ round trips; a client that validates the card refuses it. A card without protoco
 snake_case (`default_input_modes`, as a server that dumps its models without their JSON names
 serves it) is, to a client, a field the card does not have, whichever version the card is of.""",
     example="a 1.0 card without supportedInterfaces; a 0.3 card with supports_authenticated_extended_card",
+    good="a 1.0 card with supportedInterfaces; a 0.3 card with supportsAuthenticatedExtendedCard",
     fix="Serve a card that validates against the AgentCard schema of its version, with camelCase names.",
     kind="advice",
 )
@@ -135,6 +140,8 @@ def card_schema(call, session):
 A card is public: anyone can fetch it, and captures, logs and caches keep it. A token, key or
 password inside it is disclosed to all of them.""",
     example='"apiKey": "sk-live-…" inside a card',
+    good='securitySchemes: {"apiKey": {"apiKeySecurityScheme": {"name": "X-Api-Key", "location": '
+         '"header"}}}: the card names the scheme, the key travels in each request',
     fix="Remove the secret from the card and rotate it.",
     kind="advice",
 )

@@ -26,6 +26,7 @@ A 1.0 client must send `A2A-Version: 1.0` on every request. A server treats a re
 it as 0.3, so a 1.0 method is answered with VersionNotSupportedError (-32009) or handled with
 0.3 semantics, and the client has to send it again.""",
     example="POST /rpc with method SendMessage and no A2A-Version header",
+    good="POST /rpc with method SendMessage and A2A-Version: 1.0",
     fix="Send `A2A-Version: 1.0` on every request.",
     lenient="this agent takes 1.0 calls without A2A-Version; an agent that follows §3.6.2 reads them as 0.3 "
             "and refuses them",
@@ -56,6 +57,8 @@ MethodNotFoundError (-32601) or VersionNotSupportedError. A card without protoco
 or before) does not say whether 0.1 (`tasks/send`) or 0.2 (`message/send`): a 0.3 or 1.0 name is
 wrong for both, a message sent by one of their names only once the agent has refused it.""",
     example="POST /rpc with A2A-Version: 1.0 and method message/send",
+    good="POST /rpc with A2A-Version: 1.0 and method SendMessage; or A2A-Version: 0.3 and message/send "
+         "to a 0.3 interface",
     fix="Use the names of the version the chosen interface declares, and say that version in A2A-Version.",
     fails_as=spec.REFUSED_VERSION,
 )
@@ -161,6 +164,7 @@ A client must send each call to the `url` of an interface the card declares for 
 uses. A call to another path or host (an old endpoint, a guessed `/rpc`, the card's origin) is
 at best redirected and usually answered 404 or 405.""",
     example="POST /rpc when the card declares JSONRPC at http://host/a2a/jsonrpc",
+    good="POST http://host/a2a/jsonrpc: the url of a JSONRPC interface in supportedInterfaces",
     fix="Pick an interface from `supportedInterfaces` and use its `url` exactly.",
     lenient="this agent also answers at an address its card does not declare; an agent that follows its card "
             "answers 404",
@@ -249,6 +253,7 @@ The card lists its interfaces in order of preference. When the first entry for a
 the same protocol version, a client that picks a later one goes against the agent's stated
 preference (often a slower or deprecated endpoint).""",
     example="card: JSONRPC 1.0 at /a2a, JSONRPC 1.0 at /legacy; the client posts to /legacy",
+    good="card: JSONRPC 1.0 at /a2a, JSONRPC 1.0 at /legacy; the client posts to /a2a",
     fix="Use the first declared interface of the binding and version you speak.",
     kind="advice",
 )
@@ -281,6 +286,7 @@ When the chosen interface declares a `tenant`, the client must put it into every
 (JSON-RPC `params.tenant`, REST path prefix). Without it the agent routes the call to the wrong
 tenant and answers TaskNotFound or an error.""",
     example="interface tenant 'acme'; POST /rpc with params lacking tenant",
+    good='interface tenant "acme"; POST /rpc with params {"tenant": "acme", ...}',
     fix="Copy the interface's `tenant` into every request.",
     lenient="this agent fell back to a default tenant; an agent that follows its card refuses or misroutes the call",
 )
@@ -311,6 +317,7 @@ When the card declares security requirements, every request must carry credentia
 transport (Authorization, an API key, a cookie). A request without them is answered 401 or 403
 and sent again: the card had said so before the first attempt.""",
     example="POST /rpc without Authorization to an agent whose card requires a bearer token",
+    good="POST /rpc with Authorization: Bearer … to an agent whose card requires a bearer token",
     fix="Send the credentials the card's `securityRequirements` name on every request.",
     lenient="this agent let the call through without credentials; an agent that enforces its card answers 401",
     fails_as=spec.REFUSED_CREDENTIALS,
@@ -343,6 +350,7 @@ The card lists the media types the agent accepts (`defaultInputModes`, and per s
 `inputModes`). A part of any other type is refused with ContentTypeNotSupportedError (-32005).
 Cards of 0.1 wrote kinds of part instead (`text`), which cover their media types (`text/*`).""",
     example="a part with mediaType image/png to an agent whose input modes are text/plain only",
+    good="a part with mediaType text/plain to an agent whose input modes are text/plain",
     depends=INTERFACE,
     fix="Send only media types the card lists, or convert the content first.",
     lenient="this agent took a media type its card does not list; an agent that follows its card refuses it",
@@ -375,6 +383,8 @@ validation (-32602; HTTP+JSON 400 INVALID_ARGUMENT) is a round trip that could o
 method of another protocol version refused so (a2a-sdk 0.2 answers -32600) is
 `method-version-mismatch`'s, and a call on a finished task the task rules'.""",
     example='POST /rpc with body {"jsonrpc": "2.0", "method": ',
+    good='POST /rpc with body {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": '
+         '{"message": {...}}}',
     fix="Build requests from the spec's schema and validate them before sending.",
     fails_as=spec.REFUSED_MALFORMED,
     needs=("error",),

@@ -18,6 +18,8 @@ the recording fronts cannot be pointed anywhere: a client that follows it calls 
 directly, and those calls are missing from this capture. The analysis then judges a session it
 saw only part of.""",
     example="# a2a-capture: the card names http://10.0.0.7:9000, which no listener of this recording fronts",
+    good="every origin the card names fronted by a listener of the recording (record --agent URL "
+         "--listen HOST:PORT for each), or recorded as a forward proxy",
     fix="Record that server too: `a2a-capture record --agent URL --listen HOST:PORT` once per server the "
         "card names, or record as a forward proxy (`--proxy`).",
     on=None,  # the note sits on whatever exchange relayed the card

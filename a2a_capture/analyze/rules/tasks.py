@@ -43,6 +43,7 @@ Task ids are made by the server. A call with an id the agent never issued (a mad
 typo, another agent's task, a task from before a restart) is answered with TaskNotFoundError
 (-32001, HTTP 404).""",
     example="GetTask with id 00000000-0000-4000-8000-000000000000",
+    good="GetTask with the id of a task the same agent returned",
     fix="Use the task ids the agent returned, with the agent that returned them.",
     fails_as=spec.REFUSED_UNKNOWN_TASK,
     needs=("error",),
@@ -72,6 +73,7 @@ A task in a terminal state (completed, failed, canceled, rejected) never changes
 blocking SendMessage, a stream, a webhook or an earlier identical GetTask has shown the end
 state, asking again returns the same answer.""",
     example="SendMessage returns TASK_STATE_COMPLETED; then GetTask on that task",
+    good="SendMessage returns TASK_STATE_WORKING; GetTask on that task until it ends, then no more",
     fix="Use the final task you already have; GetTask only tasks that are still running.",
     kind="redundant",
 )
@@ -99,6 +101,7 @@ def poll_terminal(call, session):
 Only a running task can be canceled. CancelTask on a task that has completed, failed, been
 rejected or already been canceled fails with TaskNotCancelableError (-32002).""",
     example="CancelTask after the task's stream ended with TASK_STATE_COMPLETED, or a second CancelTask",
+    good="CancelTask once, on a task last seen TASK_STATE_WORKING",
     fix="Cancel only tasks you last saw submitted, working or interrupted; cancel once.",
     kind="redundant",
     cases=(("held", "wasted", "an earlier answer had shown the task ended: the client held the answer"),
@@ -126,6 +129,8 @@ A terminal task cannot be restarted: a message that names it (`message.taskId`) 
 UnsupportedOperationError. Follow-ups belong in a new task with the same `contextId`. (0.1's
 `tasks/send` and `tasks/sendSubscribe` could restart a finished task by its `id`: not judged.)""",
     example="SendMessage with taskId of a canceled task",
+    good="SendMessage with the contextId of a canceled task and no taskId: a new task in the same "
+         "context",
     fix="Start a new task in the same contextId (omit taskId, keep contextId).",
     lenient="this agent took a message for a task that had ended; an agent that follows the spec refuses it",
     more_cases=(_UNSEEN,),
@@ -155,6 +160,7 @@ def message_terminal(call, session):
 A stream closes when its task ends, and SubscribeToTask on a terminal task fails with
 UnsupportedOperationError. Re-subscribing after a normal terminal close is a wasted round trip.""",
     example="the stream ends with TASK_STATE_COMPLETED; then SubscribeToTask on that task",
+    good="SubscribeToTask on a task last seen TASK_STATE_WORKING; after its final event, nothing more",
     fix="Subscribe only to tasks that are still running; after a terminal event, stop.",
     kind="redundant",
     cases=(("held", "wasted", "an earlier answer had shown the task ended: the client held the answer"),
@@ -184,6 +190,7 @@ Polling costs a round trip per look and still learns of changes late. When the c
 streaming (SubscribeToTask, SendStreamingMessage) or push notifications, one stream or one
 webhook config replaces the whole loop.""",
     example="GetTask, GetTask, GetTask on a working task of an agent with streaming: true",
+    good="SubscribeToTask on a working task of an agent with streaming: true",
     fix="Subscribe to the task, or register a push config, instead of polling.",
     kind="advice",
 )
@@ -262,6 +269,8 @@ def return_immediately_poll(call, session):
 `messageId` identifies a message. Sending the same id again (a retry storm, a copy-paste) makes
 the agent either do the work twice or answer with what it already answered.""",
     example="two SendMessage calls with messageId 5bc8…",
+    good="two SendMessage calls with messageIds 5bc8… and 9e01…; or the same one again after the first "
+         "got no answer",
     fix="Make a new messageId for each new message; retry only when the first attempt failed in transit.",
     kind="redundant",
 )
@@ -283,6 +292,8 @@ def duplicate_message_id(call, session):
 A ListTasks response with an empty `nextPageToken` is the last page. Asking again with the same
 filters and a page token finds nothing new. A `pageSize` outside 1–100 is refused.""",
     example='ListTasks -> nextPageToken: ""; then ListTasks with a pageToken',
+    good='ListTasks -> nextPageToken: "abc"; ListTasks with pageToken abc -> nextPageToken: ""; no '
+         "more",
     fix="Stop paging when nextPageToken is empty; keep pageSize within 1–100.",
     kind="redundant",
     cases=(("past last", "wasted", "a page asked for after the last page (an empty nextPageToken): the client held "
@@ -318,6 +329,7 @@ The first event of SubscribeToTask is a snapshot of the task, designed to remove
 between reading a task and subscribing to it. A GetTask just before it fetches the same
 snapshot twice.""",
     example="GetTask t1; SubscribeToTask t1",
+    good="SubscribeToTask t1, its first event the task",
     fix="Subscribe directly and read the task from the first event.",
     kind="advice",
 )
@@ -341,6 +353,7 @@ The 1.0 proto binds `GET /tasks/{id}:subscribe` while the spec's prose says `POS
 one or both. A client that guesses wrong gets 405 and tries the other verb: a round trip on
 every subscription until it remembers the answer.""",
     example="POST /tasks/t1:subscribe -> 405; GET /tasks/t1:subscribe -> 200",
+    good="GET /tasks/t1:subscribe -> 200, and GET again each time",
     fix="Remember which verb the agent took (or send the one its SDK expects) instead of probing each time.",
     cases=(("refused", "wasted", "the agent answered 405 for the verb: the call could only fail, and the spec's proto "
                                  "(or an earlier 405 for that verb) had said which verb it takes"),),
