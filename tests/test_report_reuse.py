@@ -25,9 +25,9 @@ def decodes(monkeypatch) -> Counter:
     """Every call of the decoder, by (file, exchange), wherever a module holds the function."""
     original, seen = decoding.decode, Counter()
 
-    def counting(exchange, file=""):
+    def counting(exchange, file="", cards=None):
         seen[(file, exchange.label)] += 1
-        return original(exchange, file)
+        return original(exchange, file, cards)
 
     for module in list(sys.modules.values()):
         if getattr(module, "decode", None) is original:
