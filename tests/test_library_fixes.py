@@ -37,11 +37,13 @@ VERIFIED = {
     ("pya2a", "cancel-terminal"): "pya2a",
     ("pya2a", "card-refetch"): "pya2a",
 }
+#: hints a second stack applies too: Strands' A2AAgent is a2a-sdk 0.3's client on the wire
+ALSO = {("a2a-sdk-0.3", "card-refetch"): "strands"}
 #: the agents each stack's client is run against, as client.py's own test runs it: (a2a-sdk agent's name,
 #: streaming), or OWN: the stack's own agent
 OWN = ("own", None)
 AGENTS = {"agent_framework": [("runner", True), ("plain", False)], "a2a_js": [("runner", True)],
-          "a2a_sdk_03": [OWN], "a2a_sdk_02": [OWN], "pya2a": [OWN]}
+          "a2a_sdk_03": [OWN], "a2a_sdk_02": [OWN], "pya2a": [OWN], "strands": [("runner", True), ("plain", False)]}
 
 
 def _named(library: str) -> str:
@@ -107,11 +109,12 @@ def _session(tmp_path, name: str, role: str, upstreams: list[str]) -> tuple:
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("name", sorted(set(VERIFIED.values())))
+@pytest.mark.parametrize("name", sorted({*VERIFIED.values(), *ALSO.values()}))
 def test_the_hinted_change_leaves_no_finding(tmp_path, stack, name):  # noqa: F811
     name = stack(name)
-    rules = {rule for (_, rule), where in VERIFIED.items() if where == name}
-    [library] = {_named(library) for (library, _), where in VERIFIED.items() if where == name}
+    applied = [pair for pair, where in [*VERIFIED.items(), *ALSO.items()] if where == name]
+    rules = {rule for _, rule in applied}
+    [library] = {_named(library) for library, _ in applied}
     with _agents(name) as upstreams:
         before, _ = _session(tmp_path, name, "client", upstreams)
         after, printed = _session(tmp_path, name, "fixed", upstreams)

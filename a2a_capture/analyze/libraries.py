@@ -70,7 +70,8 @@ HABITS: dict[str, KnownByHabits] = {
                          "state; call `client.get_task(TaskQueryParams(id=task.id))` only while "
                          "`task.status.state` is not terminal",
         "card-refetch": "resolve the card once (`card = await A2ACardResolver(http, base).get_agent_card()`) and "
-                        "make every client from it (`ClientFactory(config).create(card)`), or keep the client",
+                        "make every client from it (`ClientFactory(config).create(card)`), or keep the client (under "
+                        "Strands: one `A2AAgent(endpoint=...)` per agent, reused for every call)",
     }),
     # a2a-sdk 0.2's A2AClient: the ids the caller gives its requests (else `str(uuid4())`), `id` first, and
     # no `configuration` unless the caller sets one
