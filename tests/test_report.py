@@ -140,7 +140,7 @@ def test_html_report_in_headless_chromium(browser, tmp_path):
     assert seen["requests"] == [out.as_uri()]  # nothing fetched from anywhere else
     assert page.locator("script").count() == 0
     assert page.locator("#f9-ex-8").count() == 1  # every exchange has its anchor
-    for figure in ("section#sequence svg", "section#tasks svg"):  # the wide one, and a phone's (hidden here)
+    for figure in ("section#sequence > .figure svg", "section#tasks svg"):  # the wide one, and a phone's (hidden here)
         assert page.locator(figure).count() == 2 and page.locator(f"{figure}:visible").count() == 1
     page.goto(out.as_uri() + "#f9-ex-8")
     assert page.locator("details#f9-ex-8 .finding.error").count() == 1

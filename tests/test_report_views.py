@@ -191,7 +191,7 @@ def test_a_phone_gets_the_diagrams_as_wide_as_its_screen(browser, kit, tmp_path)
                  html_report(tmp_path, write(tmp_path, *crowded, name="crowded.http"), name="crowded.html")):
         page = browser.new_page(viewport={"width": 390, "height": 800})
         page.goto(path.as_uri())
-        figures = page.locator("#sequence .figure").count() + page.locator("#tasks .figure").count()
+        figures = page.locator("#sequence > .figure").count() + page.locator("#tasks .figure").count()
         assert page.locator(".figure-narrow:visible").count() == figures // 2 == page.locator(".figure-narrow").count()
         assert page.locator(".figure-wide:visible").count() == 0
         assert page.eval_on_selector_all(".figure-narrow", "fs => fs.every(f => f.scrollWidth <= f.clientWidth)")

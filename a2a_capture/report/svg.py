@@ -220,22 +220,72 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
     # ``total`` and ``all_times``: the session's arrows and whether each has its time, where ``arrows``
     # holds only the first ones drawn
     total = len(arrows) if total is None else total
+    shown = _drawn(arrows, timed, all_times)
+    left_out = total - sum(arrow.calls for arrow in shown)
+    return _drawing(lifelines, shown, timed, narrow=narrow, left_out=left_out, chosen=chosen)
+
+
+def _drawn(arrows: list[Arrow], timed: bool, all_times: bool | None) -> list[Arrow]:
+    """The arrows a diagram draws, in the order it draws them: by time where each has its time, runs folded."""
     if all_times is None:
         all_times = all(a.time is not None for a in arrows)
-    ordered = fold(sorted(arrows, key=lambda a: a.time) if timed and all_times else list(arrows))
-    shown = ordered[:MAX_ARROWS]
+    return fold(sorted(arrows, key=lambda a: a.time) if timed and all_times else list(arrows))[:MAX_ARROWS]
+
+
+#: the height of diagram (its own units) that a printed page holds below the lifelines' names, when
+#: the diagram is scaled to the page's width: A4 holds about 1,450 of a 1,000-wide diagram
+PRINTED_PAGE = 1000
+
+
+def sequence_pages(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, total: int | None = None,
+                   all_times: bool | None = None, chosen: str = "") -> list[str]:
+    """The diagram cut into parts a printed page holds, each with the lifelines' names on top, for
+    print (a diagram that runs on to another page would continue there without them); [] where the
+    whole diagram fits one page."""
+    total = len(arrows) if total is None else total
+    shown = _drawn(arrows, timed, all_times)
+    by_time = timed and all(arrow.time is not None for arrow in shown)
+
+    def height(part: list[Arrow]) -> float:
+        return _layout(part, 48, _headings(part), by_time)[1]
+
+    if height(shown) <= PRINTED_PAGE:
+        return []
+    starts = [0]  # each part as long as its own layout fits a page (calls open together answer after all)
+    while True:
+        end = starts[-1] + 1
+        while end < len(shown) and height(shown[starts[-1]:end + 1]) <= PRINTED_PAGE:
+            end += 1
+        if end >= len(shown):
+            break
+        starts.append(end)
+    left_out = total - sum(arrow.calls for arrow in shown)
+    return [_drawing(lifelines, shown[start:end], timed, left_out=left_out if end == len(shown) else 0,
+                     chosen=chosen, page=number)
+            for number, (start, end) in enumerate(zip(starts, [*starts[1:], len(shown)], strict=True), 1)]
+
+
+def _headings(shown: list[Arrow]) -> set[int]:
+    """The arrows that begin a file's part of the diagram (a session of several files), which get its name."""
+    return {index for index, arrow in enumerate(shown) if arrow.file
+            and (index == 0 or shown[index - 1].file != arrow.file)}
+
+
+def _drawing(lifelines: list[str], shown: list[Arrow], timed: bool, *, narrow: bool = False, left_out: int = 0,
+             chosen: str = "", page: int = 0) -> str:
+    """The SVG of ``shown``; ``page``: the part of a printed diagram, with a class and marker of its own."""
     columns = ["client", *lifelines]
     width = NARROW_SEQUENCE_WIDTH if narrow else max(SEQUENCE_WIDTH, 200 * len(columns))
     top = 48
-    headings = {index for index, arrow in enumerate(shown) if arrow.file
-                and (index == 0 or shown[index - 1].file != arrow.file)}
+    headings = _headings(shown)
     by_time = timed and all(arrow.time is not None for arrow in shown)
     rows, bottom = _layout(shown, top, headings, by_time)
     height = round(bottom + 40)
     margin = 36 if narrow else 80
-    head = "head-narrow" if narrow else "head"
+    head = "head-narrow" if narrow else f"head-page-{page}" if page else "head"
+    klass = "sequence-narrow" if narrow else "sequence-page" if page else "sequence"
     x = {name: margin + index * (width - 2 * margin) / max(len(columns) - 1, 1) for index, name in enumerate(columns)}
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="{"sequence-narrow" if narrow else "sequence"}" '
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="{klass}" '
              f'viewBox="0 0 {width:.0f} {height}" width="{width:.0f}" height="{height}" role="group" '
              'aria-label="Sequence diagram: one link per exchange">',
              f'<defs><marker id="{head}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" '
@@ -289,7 +339,6 @@ def sequence(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, 
                          f'<text x="{text_x:.0f}" y="{row.answer + 14:.0f}" text-anchor="{anchor}" '
                          f'class="answer-text{failed}">{escape(fit(text, room))}</text>')
         parts.append("</g></a>")
-    left_out = total - sum(arrow.calls for arrow in shown)
     if left_out > 0:
         parts.append(f'<text x="10" y="{height - 12}" class="more">… {left_out} more exchanges '
                      f'are in the walkthrough{escape(" " + chosen if chosen else "")}</text>')
@@ -503,8 +552,7 @@ def mermaid(lifelines: list[str], arrows: list[Arrow], *, timed: bool = False, t
     lines += [f"    participant {alias[name]} as {_mermaid_text(name)}" for name in lifelines]
     folded = fold(arrows)
     shown = folded[:MAX_MERMAID]
-    headings = {index for index, arrow in enumerate(shown) if arrow.file
-                and (index == 0 or shown[index - 1].file != arrow.file)}
+    headings = _headings(shown)
     rows, _ = _layout(shown, 0, headings, timed and all(arrow.time is not None for arrow in shown))
     said: list[tuple[float, int, list[str]]] = []  # (where the SVG draws it, which first, the lines)
     for arrow, row in zip(shown, rows, strict=True):

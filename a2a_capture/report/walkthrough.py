@@ -213,6 +213,8 @@ class ReportModel(BaseModel):
     #: the sequence diagram as wide as a phone, for the HTML to show instead on a narrow screen
     sequence_narrow_svg: str
     sequence_mermaid: str
+    #: the sequence diagram cut into the parts a printed page holds, each under the lifelines' names
+    sequence_pages: list[str] = Field(default_factory=list)
     timeline_text: list[str]
     operations: list[tuple[str, int]]
     calls_by_agent: list[tuple[str, int]] = Field(default_factory=list)  # the overview of a long session
@@ -563,6 +565,8 @@ def build(paths: list[str], *, config: Config | None = None, whole: bool = False
         timeline_narrow_svg=svg.timeline(shown_tasks, task_owner, timed=timed or stamped, total=order, clock=clock,
                                          each_session=multi, narrow=True, tasks_total=len(tasks), seen=tasks.seen(),
                                          until=None if multi else arrows.until),
+        sequence_pages=svg.sequence_pages(lifelines, drawn, timed=timed and not multi, total=len(arrows),
+                                          all_times=arrows.all_times, chosen=said if chosen else ""),
         sequence_mermaid=svg.mermaid(lifelines, by_session[:svg.MAX_MERMAID], timed=timed and not multi,
                                      total=len(arrows), chosen=said if chosen_mermaid else ""),
         timeline_text=svg.timeline_text(shown_tasks, task_owner, timed=timed or stamped, each_session=multi,
