@@ -35,6 +35,16 @@ def test_a_webhook_during_a_call_is_drawn_between_its_call_and_its_answer():
     assert untimed[0].answer < untimed[1].call
 
 
+def test_a_call_whose_end_is_written_before_its_start_is_drawn_answered_after_its_call():
+    """A damaged capture (an `#@ end:` before its `#@ start:`, found by the fuzzer) makes a negative
+    duration: the diagram places its answer right under its call, as a call that took no time."""
+    arrows = [_arrow("card", 10.0, -0.12), _arrow("send", 10.5, 0.2)]
+    rows, _ = svg._layout(arrows, 0, set(), by_time=True)
+    card, send = rows
+    assert card.call < card.answer < send.call < send.answer
+    assert card.answer == card.call + 10
+
+
 def test_durations_read_as_a_person_writes_them():
     assert [svg.duration_text(s) for s in (0.0022, 0.0098, 0.21, 2.34, 687.0)] == [
         "2.2 ms", "9.8 ms", "210 ms", "2.3 s", "687 s"]

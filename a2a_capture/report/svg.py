@@ -166,6 +166,12 @@ LOOP_TOP, LOOP_BOTTOM = 24, 8
 GAP_SHOWN = 0.005
 
 
+def _took(arrow: Arrow) -> float:
+    """How long ``arrow``'s call took, for placing it: none recorded, or an end written before the
+    start (a damaged or hand-edited capture), is no time, so its answer still follows its call."""
+    return max(arrow.duration or 0.0, 0.0)
+
+
 def _layout(shown: list[Arrow], top: float, headings: set[int], by_time: bool) -> tuple[list[_Row], float]:
     """Each arrow's rows, top to bottom, and the y below the last. ``by_time``: calls, webhooks
     and answers in the order they happened, so a call open while others ran draws its answer
@@ -177,7 +183,7 @@ def _layout(shown: list[Arrow], top: float, headings: set[int], by_time: bool) -
         if by_time:
             events.append((arrow.time, 1, index))
             if answered:  # a call that took no time (or none recorded) answers right after itself
-                took = arrow.duration or 0.0
+                took = _took(arrow)
                 events.append((arrow.time + took, 0 if took > 0 else 2, index))
         else:
             events.append((float(index), 1, index))
@@ -198,7 +204,7 @@ def _layout(shown: list[Arrow], top: float, headings: set[int], by_time: bool) -
             if by_time and busy_until is not None and at - busy_until >= GAP_SHOWN:
                 row.gap = at - busy_until
             if by_time:
-                end = at + (arrow.duration or 0.0)
+                end = at + _took(arrow)
                 busy_until = end if busy_until is None else max(busy_until, end)
             following = events[k + 1] if k + 1 < len(events) else None
             if following is not None and following[2] == index and following[1] != 1:
