@@ -461,19 +461,24 @@ def test_a_framed_body_cut_short_far_past_the_buffer_names_what_arrived():
         assert "5000000 bytes of body" in str(info.value) and "end of the file after 3000000 bytes" in str(info.value)
 
 
-def test_a_long_framed_body_is_held_once_while_it_is_read(tmp_path):
+def _read_one_traced(path):
+    """The one exchange in ``path``, and the most memory Python held while reading it."""
     import tracemalloc
 
+    tracemalloc.start()
+    try:
+        (exchange,) = iter_exchanges(path)
+        return exchange, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_long_framed_body_is_held_once_while_it_is_read(tmp_path):
     frames = b"data: {\"n\": 1}\r\n\r\n" * 1_000_000  # 18 MB
     path = tmp_path / "stream.http"
     path.write_bytes(b"### 1 \xc2\xb7 stream\n#@ response-body: %d bytes\nGET / HTTP/1.1\nHost: a\n\n"
                      b"HTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n%s\n" % (len(frames), frames))
-    tracemalloc.start()
-    try:
-        (exchange,) = iter_exchanges(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    exchange, peak = _read_one_traced(path)
     assert exchange.response.body == frames
     assert peak < 1.3 * len(frames)  # the buffer grown a chunk at a time, then sliced and given to h11: 5x
 
@@ -500,17 +505,10 @@ def test_bodies_without_a_length_longer_than_the_buffer_read_from_the_file_as_fr
 
 
 def test_a_long_body_without_a_length_is_held_once_while_it_is_read(tmp_path):
-    import tracemalloc
-
     frames = b"data: {\"n\": 1}\r\n\r\n" * 1_000_000  # 18 MB, to the end of the file
     path = tmp_path / "stream.http"
     path.write_bytes(b"### 1 \xc2\xb7 stream\nGET / HTTP/1.1\nHost: a\n\n"
                      b"HTTP/1.1 200 OK\nContent-Type: text/event-stream\n\n%s\n" % frames)
-    tracemalloc.start()
-    try:
-        (exchange,) = iter_exchanges(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    exchange, peak = _read_one_traced(path)
     assert exchange.response.body == frames[:-4]
     assert peak < 1.3 * len(frames)  # the buffer grown to hold it, sliced, then its line ends cut off: 3x
