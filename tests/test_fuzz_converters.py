@@ -9,9 +9,9 @@ import io
 import json
 import os
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mitmproxy.io import tnetstring
 
 from a2a_capture.capture import read_capture
 from a2a_capture.convert import capture_to_har
@@ -161,7 +161,6 @@ def test_har_with_damaged_bytes_keeps_the_contract(tmp_path_factory, data):
 
 # -- mitmproxy flow files --------------------------------------------------------------------------------
 
-tnetstring = pytest.importorskip("mitmproxy.io.tnetstring")
 FLOW_SEED = __import__("a2a_capture.convert.mitm", fromlist=["capture_to_flows"]).capture_to_flows(SESSION)
 
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 import copy
 
 import pytest
+from mitmproxy.io import tnetstring
 
 from a2a_capture.capture import read_capture
 from a2a_capture.convert.mitm import capture_to_flows
 from tests.cli import run
 from tests.conftest import DATA
 from tests.test_hostile import assert_contract
-
-tnetstring = pytest.importorskip("mitmproxy.io.tnetstring")
 
 SEED = capture_to_flows(read_capture(DATA / "sample-session.http"))
 

@@ -66,7 +66,6 @@ def test_a_deep_har_file_is_one_line_naming_where(tmp_path):
 
 
 def test_a_deep_flow_file_is_one_line_naming_where(tmp_path):
-    pytest.importorskip("mitmproxy")
     flows = capture_to_flows(read_capture(DATA / "sample-session.http"))
     colon = flows.index(b":")
     end = colon + 1 + int(flows[:colon])
