@@ -37,8 +37,6 @@ LIBRARIES: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
-
-
 class Habits(NamedTuple):
     """How one library's client writes a JSON-RPC call, as recorded from it; None: any."""
 

@@ -146,18 +146,20 @@ class Masker:
         name the same few agents, and most of their sentences recur. Masking is a function of the
         text and the secrets remembered (the key, once worked out, stays), so a secret remembered
         since makes every word be masked again."""
-        if len(self.redactor.seen) != self._words_seen:
-            self._words.clear()
-            self._words_seen = len(self.redactor.seen)
+        self._forget_words_if_new_secrets()
         masked = self._words.get(text)
         if masked is None:
             masked = self.text(text)
-            if len(self.redactor.seen) != self._words_seen:  # it found a secret: the others may hold it
-                self._words.clear()
-                self._words_seen = len(self.redactor.seen)
+            self._forget_words_if_new_secrets()  # it found a secret: the words held may hold it
             if len(self._words) < MAX_WORDS:
                 self._words[text] = masked
         return masked
+
+    def _forget_words_if_new_secrets(self) -> None:
+        """Drop the words masked so far once a secret has been remembered since: they were masked without it."""
+        if len(self.redactor.seen) != self._words_seen:
+            self._words.clear()
+            self._words_seen = len(self.redactor.seen)
 
     def model(self, value, skip: frozenset[str] = frozenset()):
         """``value`` (a pydantic model, list, tuple, dict or string: a report's view of a session)
