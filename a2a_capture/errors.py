@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -95,12 +96,36 @@ def valid_utf8(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def open_output(path):
-    """A text file to write a report or findings into, with one-line errors and escaped bad bytes."""
+#: the output path that means standard output, as Unix tools spell it
+STDOUT = "-"
+
+
+def open_output(path, binary: bool = False):
+    """A file to write a report, findings or a capture into, with one-line errors and escaped bad
+    bytes; `-` is standard output (left open when the file is closed)."""
     try:
+        if path == STDOUT:
+            sys.stdout.flush()  # what was printed before comes first
+            if binary:
+                return open(sys.stdout.fileno(), "wb", closefd=False)
+            return open(sys.stdout.fileno(), "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+        if binary:
+            return open(path, "wb")
         return open(path, "w", encoding="utf-8", errors="backslashreplace")
+    except BrokenPipeError:  # the reader of standard output stopped reading: not an error
+        raise
     except OSError as error:
         raise WriteError(path, error.strerror or str(error)) from None
+
+
+def remove_partial(path) -> None:
+    """A half-written output removed: only a file of its own, never standard output or a device
+    such as /dev/stdout."""
+    try:
+        if path != STDOUT and os.path.isfile(path) and not os.path.islink(path):
+            os.remove(path)
+    except OSError:
+        pass
 
 
 class Output:
@@ -117,6 +142,8 @@ class Output:
             self.stream = open_output(self.path) if self.path else sys.stdout
         try:
             self.stream.write(text)
+        except BrokenPipeError:  # the reader of standard output stopped reading: not an error
+            raise
         except OSError as error:
             raise WriteError(self.path or "standard output", error.strerror or str(error)) from None
         self.last = text[-1]
@@ -136,6 +163,8 @@ def write_text(path, text: str) -> None:
     try:
         with open_output(path) as stream:
             stream.write(text)
+    except BrokenPipeError:  # the reader of standard output stopped reading: not an error
+        raise
     except OSError as error:
         raise WriteError(path, error.strerror or str(error)) from None
 

@@ -28,6 +28,7 @@ from a2a_capture.analyze.facts import exchange_facts
 from a2a_capture.capture import capture_bytes
 from a2a_capture.capture.models import Capture, Exchange, ExchangeMeta, Request, Response
 from a2a_capture.capture.notes import CARD_REWRITTEN, ETAG_DERIVED
+from a2a_capture.errors import open_output
 from a2a_capture.redact.mask import Masker
 from a2a_capture.report.facts import MENTION, outcome
 from a2a_capture.sources import exchanges as read_exchanges
@@ -178,7 +179,7 @@ def _left_out_note(left_out: list[Exchange], call: Call) -> str:
 
 def write(paths: list[str], output: str, **options) -> Capture:
     capture = tidy(paths, **options)
-    with open(output, "wb") as stream:
+    with open_output(output, binary=True) as stream:
         stream.write(capture_bytes(capture, views=VIEWS))
     return capture
 

@@ -9,7 +9,7 @@ import click
 from a2a_capture.cli.base import USAGE_ERROR, main, show_error, warn_if_empty
 from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
-from a2a_capture.cli.types import FAIL_ON, Format
+from a2a_capture.cli.types import FAIL_ON, Destination, Format
 from a2a_capture.errors import Output, require_exchanges
 
 
@@ -22,7 +22,7 @@ from a2a_capture.errors import Output, require_exchanges
               show_default=True, help="Exit 1 when a finding is at least this severe.")
 @click.option("--select", multiple=True, metavar="RULE", help="Run only these rules (repeatable).")
 @click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (repeatable).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
+@click.option("-o", "--output", type=Destination(writable=True),
               help="Write the output to a file instead of standard output.")
 @click.option("--allow-empty/--no-allow-empty", default=False,
               help="Pass captures with no exchange (by default an error, exit 2, unless --fail-on never).")

@@ -6,7 +6,7 @@ import click
 
 from a2a_capture.cli.base import main, warn_if_empty
 from a2a_capture.cli.options import redact_option
-from a2a_capture.cli.types import CONVERT_ALIASES, Aliased
+from a2a_capture.cli.types import CONVERT_ALIASES, Aliased, Destination, destination_name
 
 #: the formats convert reads and writes, as --from/--to name them
 KINDS = ("http", "har", "mitm")
@@ -14,7 +14,7 @@ KINDS = ("http", "har", "mitm")
 
 @main.command("convert")
 @click.argument("source", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The file to write.")
+@click.option("-o", "--output", required=True, type=Destination(), help="The file to write; - for standard output.")
 @click.option("--from", "source_kind", type=Aliased(KINDS, CONVERT_ALIASES),
               help="The input's format: http, har, or mitm (also called flow) for a mitmproxy flow file "
                    "(default: from its suffix: .http, .har, .mitm/.flow).")
@@ -33,5 +33,5 @@ def convert_command(source, output, source_kind, target_kind, redact):
     from a2a_capture.convert import convert
 
     count = convert(source, output, source_kind, target_kind, redact=redact)
-    if not warn_if_empty([source], count, f"wrote {output} of none"):
-        click.echo(f"wrote {count} exchanges to {output}", err=True)
+    if not warn_if_empty([source], count, f"wrote {destination_name(output)} of none"):
+        click.echo(f"wrote {count} exchanges to {destination_name(output)}", err=True)

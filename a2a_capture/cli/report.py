@@ -7,7 +7,7 @@ import click
 from a2a_capture.cli.base import main, warn_if_empty
 from a2a_capture.cli.options import redact_option
 from a2a_capture.cli.sessions import session_options
-from a2a_capture.cli.types import Format
+from a2a_capture.cli.types import Destination, Format, destination_name
 
 _SUFFIXES = {"html": "html", "htm": "html", "md": "markdown", "markdown": "markdown"}
 
@@ -15,8 +15,9 @@ _SUFFIXES = {"html": "html", "htm": "html", "md": "markdown", "markdown": "markd
 @main.command("report")
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @session_options()
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="report.html or report.md; the suffix chooses the format unless --format says.")
+@click.option("-o", "--output", required=True, type=Destination(),
+              help="report.html or report.md (- for standard output, with --format); the suffix chooses "
+                   "the format unless --format says.")
 @click.option("--format", "output_format", type=Format("html", "markdown"), help="html or markdown.")
 @click.option("--summary", is_flag=True,
               help="Markdown: only the verdict and the findings by rule, under 64 KB, for a pull-request "
@@ -81,5 +82,6 @@ def report_command(files, output, output_format, summary, link_base, listings, b
         model.links = f"{link_base.split('#', 1)[0]}#" if link_base else None
     kind = "summary" if summary else "listings" if listings else {"markdown": "md"}.get(output_format, "html")
     render.write(model, kind, output, templates)
-    if not warn_if_empty(files, model.summary["exchanges"], f"wrote {output} of none"):
-        click.echo(f"wrote {output}: {model.shown} exchanges, {len(model.findings)} findings", err=True)
+    if not warn_if_empty(files, model.summary["exchanges"], f"wrote {destination_name(output)} of none"):
+        click.echo(f"wrote {model.shown} exchanges and {len(model.findings)} findings to {destination_name(output)}",
+                   err=True)

@@ -6,11 +6,12 @@ import click
 
 from a2a_capture.cli.base import main, warn_if_empty
 from a2a_capture.cli.options import redact_option
+from a2a_capture.cli.types import Destination, destination_name
 
 
 @main.command("tidy")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The capture to write.")
+@click.option("-o", "--output", required=True, type=Destination(), help="The capture to write; - for standard output.")
 @click.option("--names/--no-names", default=False,
               help="Replace ids by short stable names: task-1, context-1, message-1.")
 @click.option("--repeats/--no-repeats", default=False,
@@ -30,5 +31,5 @@ def tidy_command(files, output, names, repeats, redact):
     refuse_repeats(list(files))
     capture = tidy.write(list(files), output, names=names, show_secrets=not redact,
                          repeats=repeats)
-    if not warn_if_empty(files, len(capture.exchanges), f"wrote {output} of none"):
-        click.echo(f"wrote {output}: {len(capture.exchanges)} exchanges", err=True)
+    if not warn_if_empty(files, len(capture.exchanges), f"wrote {destination_name(output)} of none"):
+        click.echo(f"wrote {len(capture.exchanges)} exchanges to {destination_name(output)}", err=True)

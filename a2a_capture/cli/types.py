@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import re
+import sys
 
 import click
 
 from a2a_capture import address
 from a2a_capture.batch import schedulers
+from a2a_capture.errors import STDOUT
 
 #: old spellings of --format values, still accepted everywhere (and hidden from help):
 #: `table` was `show`'s and `rules`' name for text, `md` was `report`'s for markdown
@@ -40,6 +42,28 @@ class Format(Aliased):
 
     def __init__(self, *choices: str) -> None:
         super().__init__(choices, FORMAT_ALIASES)
+
+
+class Destination(click.Path):
+    """A file to write, or `-` for standard output, so a capture, HAR or report can be piped on.
+    Not to a terminal: what is written holds the capture's own text, whose control sequences a
+    terminal would obey (set its title, clear the screen)."""
+
+    def __init__(self, **path_options) -> None:
+        super().__init__(dir_okay=False, **path_options)
+
+    def convert(self, value, param, ctx):
+        if value != STDOUT:
+            return super().convert(value, param, ctx)
+        if sys.stdout.isatty():
+            self.fail("standard output is a terminal, which would obey the control sequences a capture can hold; "
+                      "pipe it (| less -R) or name a file", param, ctx)
+        return value
+
+
+def destination_name(path: str) -> str:
+    """How the messages on stderr name where the output went."""
+    return "standard output" if path == STDOUT else path
 
 
 class HostPort(click.ParamType):

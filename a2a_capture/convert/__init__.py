@@ -11,6 +11,7 @@ from a2a_capture.capture import capture_bytes, open_capture, read_capture
 from a2a_capture.capture.models import Capture, Exchange
 from a2a_capture.convert.har import ConvertError, capture_to_har, har_to_capture, write_har
 from a2a_capture.convert.mitm import capture_to_flows, flows_to_capture
+from a2a_capture.errors import open_output, remove_partial
 
 FORMATS = {".http": "http", ".har": "har", ".mitm": "mitm", ".flow": "mitm", ".flows": "mitm", ".dump": "mitm"}
 
@@ -64,7 +65,10 @@ def convert(source: str, target: str, source_kind: str | None = None, target_kin
                                              "notes": [masker.text(note) for note in capture.notes]})
     data = dump(capture, to)
     try:
-        Path(target).write_bytes(data)
+        with open_output(target, binary=True) as out:
+            out.write(data)
+    except BrokenPipeError:  # the reader of standard output stopped reading: not an error
+        raise
     except OSError as error:
         raise ConvertError(f"cannot write {target}: {error.strerror or error}") from None
     return len(capture.exchanges)
@@ -84,13 +88,15 @@ def _capture_to_har_file(source: str, target: str, masker) -> int:
 
     notes = [masker.text(note) for note in reader.notes] if masker is not None else reader.notes
     try:
-        with open(target, "wb") as out:
+        with open_output(target, binary=True) as out:
             write_har(notes, reader.meta, exchanges(), out)
+    except BrokenPipeError:  # the reader of standard output stopped reading: not an error
+        raise
     except OSError as error:
-        _remove(target)
+        remove_partial(target)
         raise ConvertError(f"cannot write {target}: {error.strerror or error}") from None
     except BaseException:
-        _remove(target)
+        remove_partial(target)
         raise
     finally:
         reader.close()
@@ -102,12 +108,3 @@ def _same_file(source: str, target: str) -> bool:
         return os.path.samefile(source, target)
     except OSError:
         return False
-
-
-def _remove(path: str) -> None:
-    """A half-written file removed: only a file of its own, never a device such as /dev/stdout."""
-    try:
-        if os.path.isfile(path) and not os.path.islink(path):
-            os.remove(path)
-    except OSError:
-        pass

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 
 import jinja2
 
-from a2a_capture.errors import TemplateError, WriteError, open_output, write_text
+from a2a_capture.errors import TemplateError, WriteError, open_output, remove_partial, write_text
 from a2a_capture.report.walkthrough import ReportModel
 from a2a_capture.resources import templates_dir
 
@@ -118,21 +117,14 @@ def write(model: ReportModel, output_format: str, path, user_dir: str | None = N
                 waiting.append(f"\n> This report is {total:,} characters, over the {COMMENT_LIMIT:,} a GitHub "
                                "comment takes: post `report --summary` there and link this.\n")
             stream.write("".join(waiting))
+    except BrokenPipeError:  # the reader of standard output stopped reading: not an error
+        raise
     except OSError as error:
-        _remove(path)
+        remove_partial(path)
         raise WriteError(path, error.strerror or str(error)) from None
     except BaseException:
-        _remove(path)
+        remove_partial(path)
         raise
-
-
-def _remove(path) -> None:
-    """A half-written report removed: only a file of its own, never a device such as /dev/stdout."""
-    try:
-        if os.path.isfile(path) and not os.path.islink(path):
-            os.remove(path)
-    except OSError:
-        pass
 
 
 def _trim_summary(text: str) -> str:
