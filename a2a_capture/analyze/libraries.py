@@ -4,10 +4,12 @@ has in their own API.
 Tables, not code: a finding on a call whose User-Agent names a library below adds that library's way
 to the rule's fix. Libraries that send a generic User-Agent (python-httpx, python-requests) are known by
 the habits their clients were recorded with (tests/stacks/): the JSON-RPC envelope's key order and id
-shape, the order of the body headers; such a name says "likely". A card fetch has no envelope: it is
-named by the latest A2A call to the same agent (``Session.client_library``).
-Each fix is grounded: tests/test_library_fixes.py applies it to the library's client in tests/stacks/
-and shows the finding gone; a rule no test has applied a fix for keeps its generic fix.
+shape, the order of the body headers, and in the messages they send, the messageIds' shape; such a name
+says "likely". A card fetch has no envelope: it is named by the latest A2A call to the same agent
+(``Session.client_library``).
+Each fix is grounded: tests/test_library_fixes.py (and tests/test_library_fixes_strands_adk.py) applies it
+to the library's client in tests/stacks/ and shows the finding gone; a rule no test has applied a fix for
+keeps its generic fix.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ class Habits(NamedTuple):
     versions: frozenset[str] | None = None  # the versions its method names spell
     #: whether its messages sent carry `params.configuration` (a2a-sdk 0.3's always do, 0.2's when asked)
     configuration: bool | None = None
+    #: the shapes of the messageIds its sends make (Strands': `uuid4().hex`)
+    message_ids: frozenset[str] | None = None
 
 
 class KnownByHabits(NamedTuple):
@@ -60,16 +64,36 @@ class KnownByHabits(NamedTuple):
 #: a library known by its habits, by a key of its own
 HABITS: dict[str, KnownByHabits] = {
     # a2a-sdk 0.3's JsonRpcTransport: `str(uuid4())` ids, `id` first (pydantic's field order), httpx `json=`;
-    # Strands' A2AAgent sends exactly this (it is built on it)
+    # the messageIds are the caller's (a2a-sdk's `create_text_message_object`: `str(uuid4())`)
     "a2a-sdk-0.3": KnownByHabits(
         "a2a-sdk 0.3's client (likely, by its habits: uuid ids, `id` first)",
-        Habits("python-httpx", "id", frozenset({"uuid"}), "length, type", frozenset({"0.3"}), configuration=True), {
+        Habits("python-httpx", "id", frozenset({"uuid"}), "length, type", frozenset({"0.3"}), configuration=True,
+               message_ids=frozenset({"uuid", "string", "int"})), {
         "poll-terminal": "the last `(task, update)` that `client.send_message(...)` yields holds the task's final "
                          "state; call `client.get_task(TaskQueryParams(id=task.id))` only while "
                          "`task.status.state` is not terminal",
         "card-refetch": "resolve the card once (`card = await A2ACardResolver(http, base).get_agent_card()`) and "
-                        "make every client from it (`ClientFactory(config).create(card)`), or keep the client (under "
-                        "Strands: one `A2AAgent(endpoint=...)` per agent, reused for every call)",
+                        "make every client from it (`ClientFactory(config).create(card)`), or keep the client",
+    }),
+    # Strands' A2AAgent is a2a-sdk 0.3's client on the wire (it is built on it), but makes its messages itself
+    # (`convert_input_to_message`): `uuid4().hex` messageIds, and never a taskId or contextId
+    "strands": KnownByHabits(
+        "Strands' A2AAgent (likely, by its habits: a2a-sdk 0.3's calls, `uuid4().hex` messageIds)",
+        Habits("python-httpx", "id", frozenset({"uuid"}), "length, type", frozenset({"0.3"}), configuration=True,
+               message_ids=frozenset({"hex"})), {
+        "connection-per-request": "give every A2AAgent one `httpx.AsyncClient` you keep "
+                                  "(`A2AAgent(endpoint=base, client_config=ClientConfig(httpx_client=http))`): "
+                                  "without one, each call (and its card fetch) opens a client of its own",
+        "input-required-abandoned": "A2AAgent makes each message from the prompt alone (no taskId, no contextId), "
+                                    "so it cannot answer a task: take the task from the `(task, update)` events "
+                                    "`agent.stream_async(...)` yields and answer through a2a-sdk's client of the "
+                                    "same card, `ClientFactory(config).create(await agent.get_agent_card())"
+                                    ".send_message(Message(..., task_id=task.id, context_id=task.context_id))`",
+        "card-refetch": "make one `A2AAgent(endpoint=...)` per agent and reuse it for every call: it keeps the card "
+                        "it resolved",
+        "card-path": "`A2AAgent(endpoint=...)` takes the agent's base URL, under which it asks for "
+                     "`/.well-known/agent-card.json`, not an interface URL of its card: call through the A2AAgent "
+                     "made on the base URL",
     }),
     # a2a-sdk 0.2's A2AClient: the ids the caller gives its requests (else `str(uuid4())`), `id` first, and
     # no `configuration` unless the caller sets one
@@ -129,9 +153,11 @@ def known_by_habits(call) -> str | None:
     if call.kind != "jsonrpc" or not isinstance(body, dict) or not body:
         return None
     product = (call.header("user-agent") or "").split("/", 1)[0].lower()
+    message = call.params.get("message") if call.operation in _SENDS else None
     configured = "configuration" in call.params if call.operation in _SENDS else None
+    message_ids = frozenset({id_shape(message.get("messageId"))}) if isinstance(message, dict) else None
     seen = Habits(product, next(iter(body)), frozenset({id_shape(body.get("id"))}), _body_headers(call) or "",
-                  frozenset({call.spelled_version}), configured)
+                  frozenset({call.spelled_version}), configured, message_ids)
     matches = [key for key, known in HABITS.items() if _fits(known.habits, seen)]
     return matches[0] if len(matches) == 1 else None
 
@@ -142,7 +168,8 @@ def _fits(habits: Habits, seen: Habits) -> bool:
             == (seen.user_agent, seen.first_key, seen.body_headers)
             and seen.ids <= habits.ids and (habits.versions is None or seen.versions <= habits.versions)
             and (habits.configuration is None or seen.configuration is None
-                 or habits.configuration == seen.configuration))
+                 or habits.configuration == seen.configuration)
+            and (habits.message_ids is None or seen.message_ids is None or seen.message_ids <= habits.message_ids))
 
 
 def library_of(call) -> tuple[str, dict[str, str]] | None:

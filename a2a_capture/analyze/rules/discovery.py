@@ -56,7 +56,8 @@ def card_path(call, session):
                    else "answered with no card" if call.status else "unanswered")
         yield Hit(f"card requested under a path prefix, at {call.path} ({outcome}), where {ref(root.fetch, call)} "
                   f"had found the card of this origin at {spec.CARD_PATH}; ask the agent's base URL, not an "
-                  "interface URL, for its card", [root.fetch], kind="redundant")
+                  f"interface URL, for its card{library_fix(call, 'card-path', session)}", [root.fetch],
+                  kind="redundant")
         return
     if path.endswith(spec.LEGACY_EXTENDED_CARD_PATH):
         return  # the 0.2 extended card route, judged by the capability rules

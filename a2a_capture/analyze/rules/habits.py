@@ -40,8 +40,8 @@ def input_required_abandoned(call, session):
     if asked is None or asked.state != _INPUT_REQUIRED:
         return
     yield Hit(f"task {last.task} asked for input ({ref(asked.call, call)}), and this message names neither its "
-              "taskId nor its contextId: it starts a new task, and the task that asked stays input-required",
-              [asked.call])
+              "taskId nor its contextId: it starts a new task, and the task that asked stays input-required"
+              f"{library_fix(call, 'input-required-abandoned', session)}", [asked.call])
 
 
 @rule(

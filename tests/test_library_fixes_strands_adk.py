@@ -1,0 +1,91 @@
+"""The fixes findings name for Strands' A2AAgent (a2a_capture/analyze/libraries.py), each grounded as in
+tests/test_library_fixes.py: the stack's client (tests/stacks/NAME/client.py) makes the mistakes and each
+finding carries the library's fix; the same session with the fixes applied (tests/stacks/NAME/FIXED.py),
+recorded again through the real recorder in front of the same agents, has none of them.
+
+Strands does not say its name on the wire (it sends python-httpx's User-Agent): it is known by its
+habits, as recorded from its client. nodus-a2a-wire has no client of its own (its test drives
+it with a2a-sdk 1.3's client, which makes no mistake there, and raw httpx calls): no library to name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+
+from a2a_capture.analyze.libraries import HABITS
+from tests import stacks
+from tests.live import agent, free_port
+from tests.test_library_fixes import _session
+from tests.test_stacks_live import stack  # noqa: F401  (the fixture)
+
+#: (a key of HABITS, rule) -> (the stack whose client.py triggers it, the script of it that applies the fix)
+VERIFIED = {
+    ("strands", "connection-per-request"): ("strands", "fixed"),
+    ("strands", "input-required-abandoned"): ("strands", "fixed"),
+    ("strands", "card-refetch"): ("strands", "fixed"),
+    ("strands", "card-path"): ("strands", "fixed"),
+}
+#: the agents each stack's client is run against, as its own test runs it: (a2a-sdk agent's name, streaming),
+#: or OWN: the stack's own agent
+OWN = ("own", None)
+AGENTS = {"strands": [("runner", True), ("plain", False)]}
+
+
+@contextlib.contextmanager
+def _agents(name: str):
+    """The stack's agents, started once for the client's session and the fixed one."""
+    with contextlib.ExitStack() as running:
+        yield [running.enter_context(stacks.agent(name, free_port()) if (label, streaming) == OWN
+                                     else agent(label, streaming=streaming, push=False, v03=True))
+               for label, streaming in AGENTS[name]]
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("name", sorted({where for where, _ in VERIFIED.values()}))
+def test_the_hinted_change_leaves_no_finding(tmp_path, stack, name):  # noqa: F811
+    """strands ~10 s (two recordings, agents started once)."""
+    name = stack(name)
+    applied = {(library, rule): fixed for (library, rule), (where, fixed) in VERIFIED.items() if where == name}
+    [fixed] = set(applied.values())
+    rules = {rule for _, rule in applied}
+    with _agents(name) as upstreams:
+        before, _ = _session(tmp_path, name, "client", upstreams)
+        after, printed = _session(tmp_path, name, fixed, upstreams)
+    for library, rule in applied:
+        found = [f for f in before.findings if f.rule == rule]
+        assert found, f"{name}'s client.py no longer triggers {rule}"
+        said = f"; with {HABITS[library].name}: {HABITS[library].fixes[rule]}"
+        assert all(said in f.message for f in found), [f.message for f in found]
+    assert printed.get("answers"), printed
+    assert not [f for f in after.findings if f.rule in rules], [(f.number, f.rule, f.message) for f in after.findings]
+    assert {f.rule for f in after.findings} <= {f.rule for f in before.findings} - rules
+
+
+#: sends as these libraries' clients made them (recorded through the recorder): the envelope, the method,
+#: the params; every one with httpx's headers, Content-Length first
+STRANDS_SEND = ({"id": "26f57779-b891-4ef6-9adb-2006f40987ac", "jsonrpc": "2.0"}, "message/stream", {
+    "configuration": {"acceptedOutputModes": [], "blocking": True},
+    "message": {"kind": "message", "messageId": "fe894a88b2664312b51eeea19a9015c4", "role": "user",
+                "parts": [{"kind": "text", "text": "run the tests"}]}})
+SDK03_SEND = ({"id": "9cc326a9-c5f2-4390-a115-5339d6a43235", "jsonrpc": "2.0"}, "message/stream", {
+    "configuration": {"acceptedOutputModes": [], "blocking": True},
+    "message": {"kind": "message", "messageId": "90ba6117-d5e4-4e7a-9ed6-a79b69b8ae97", "role": "user",
+                "parts": [{"kind": "text", "text": "run"}]}})
+
+
+@pytest.mark.parametrize(("library", "sent"), [("strands", STRANDS_SEND), ("a2a-sdk-0.3", SDK03_SEND)])
+def test_strands_and_adk_are_known_by_their_sends(library, sent):
+    from a2a_capture.a2a.call import Call
+    from a2a_capture.a2a.jsonrpc import _SPELLINGS
+    from a2a_capture.analyze.libraries import known_by_habits
+    from tests.test_library_fixes import LENGTH_TYPE
+
+    first, method, params = sent
+    operation, version, _ = _SPELLINGS[method]
+    envelope = {**first, "params": params, "id": "1200be0f-ec8b-4188-a830-9d1bf0c71051", "jsonrpc": "2.0",
+                "method": method} if "method" in first else {**first, "method": method, "params": params}
+    call = Call(1, "1", kind="jsonrpc", headers=LENGTH_TYPE, rpc_method=method, operation=operation,
+                spelled_version=version, params=params, request_json=envelope)
+    assert known_by_habits(call) == library
