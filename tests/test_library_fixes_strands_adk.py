@@ -1,10 +1,11 @@
-"""The fixes findings name for Strands' A2AAgent (a2a_capture/analyze/libraries.py), each grounded as in
-tests/test_library_fixes.py: the stack's client (tests/stacks/NAME/client.py) makes the mistakes and each
-finding carries the library's fix; the same session with the fixes applied (tests/stacks/NAME/FIXED.py),
-recorded again through the real recorder in front of the same agents, has none of them.
+"""The fixes findings name for Strands' A2AAgent and ADK's RemoteA2aAgent (a2a_capture/analyze/libraries.py),
+each grounded as in tests/test_library_fixes.py: the stack's client (tests/stacks/NAME/client.py) makes the
+mistakes and each finding carries the library's fix; the same session with the fixes applied
+(tests/stacks/NAME/FIXED.py), recorded again through the real recorder in front of the same agents, has
+none of them.
 
-Strands does not say its name on the wire (it sends python-httpx's User-Agent): it is known by its
-habits, as recorded from its client. nodus-a2a-wire has no client of its own (its test drives
+Neither Strands nor ADK says its name on the wire (both send python-httpx's User-Agent): they are known
+by their habits, as recorded from these clients. nodus-a2a-wire has no client of its own (its test drives
 it with a2a-sdk 1.3's client, which makes no mistake there, and raw httpx calls): no library to name.
 """
 
@@ -26,11 +27,12 @@ VERIFIED = {
     ("strands", "input-required-abandoned"): ("strands", "fixed"),
     ("strands", "card-refetch"): ("strands", "fixed"),
     ("strands", "card-path"): ("strands", "fixed"),
+    ("google-adk", "card-refetch"): ("google_adk", "fixed"),
 }
 #: the agents each stack's client is run against, as its own test runs it: (a2a-sdk agent's name, streaming),
 #: or OWN: the stack's own agent
 OWN = ("own", None)
-AGENTS = {"strands": [("runner", True), ("plain", False)]}
+AGENTS = {"strands": [("runner", True), ("plain", False)], "google_adk": [("runner", True), ("plain", False), OWN]}
 
 
 @contextlib.contextmanager
@@ -45,7 +47,7 @@ def _agents(name: str):
 @pytest.mark.live
 @pytest.mark.parametrize("name", sorted({where for where, _ in VERIFIED.values()}))
 def test_the_hinted_change_leaves_no_finding(tmp_path, stack, name):  # noqa: F811
-    """strands ~10 s (two recordings, agents started once)."""
+    """strands ~10 s, google_adk ~15 s (two recordings each, agents started once)."""
     name = stack(name)
     applied = {(library, rule): fixed for (library, rule), (where, fixed) in VERIFIED.items() if where == name}
     [fixed] = set(applied.values())
@@ -73,9 +75,18 @@ SDK03_SEND = ({"id": "9cc326a9-c5f2-4390-a115-5339d6a43235", "jsonrpc": "2.0"}, 
     "configuration": {"acceptedOutputModes": [], "blocking": True},
     "message": {"kind": "message", "messageId": "90ba6117-d5e4-4e7a-9ed6-a79b69b8ae97", "role": "user",
                 "parts": [{"kind": "text", "text": "run"}]}})
+ADK_SEND = ({"method": "SendStreamingMessage"}, "SendStreamingMessage", {
+    "message": {"messageId": "855f64b6-c1fc-4ff5-9e85-1456c9735eb5", "role": "ROLE_USER",
+                "parts": [{"text": "run the tests", "metadata": {"is_user_input": True}}]}, "configuration": {}})
+#: a2a-sdk 1.3's own client: the same envelope as ADK's, parts unmarked; and its poll, which no send precedes
+SDK13_SEND = ({"method": "SendMessage"}, "SendMessage", {
+    "message": {"messageId": "e066301c-21c4-4461-9b85-81d8bac8c5a5", "role": "ROLE_USER", "parts": [{"text": "run"}]},
+    "configuration": {}})
+SDK13_POLL = ({"method": "GetTask"}, "GetTask", {"id": "t-1"})
 
 
-@pytest.mark.parametrize(("library", "sent"), [("strands", STRANDS_SEND), ("a2a-sdk-0.3", SDK03_SEND)])
+@pytest.mark.parametrize(("library", "sent"), [("strands", STRANDS_SEND), ("a2a-sdk-0.3", SDK03_SEND),
+                                                ("google-adk", ADK_SEND), (None, SDK13_SEND), (None, SDK13_POLL)])
 def test_strands_and_adk_are_known_by_their_sends(library, sent):
     from a2a_capture.a2a.call import Call
     from a2a_capture.a2a.jsonrpc import _SPELLINGS

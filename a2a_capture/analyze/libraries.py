@@ -4,9 +4,9 @@ has in their own API.
 Tables, not code: a finding on a call whose User-Agent names a library below adds that library's way
 to the rule's fix. Libraries that send a generic User-Agent (python-httpx, python-requests) are known by
 the habits their clients were recorded with (tests/stacks/): the JSON-RPC envelope's key order and id
-shape, the order of the body headers, and in the messages they send, the messageIds' shape; such a name
-says "likely". A card fetch has no envelope: it is named by the latest A2A call to the same agent
-(``Session.client_library``).
+shape, the order of the body headers, and in the messages they send, the messageIds' shape and the marks
+on their parts; such a name says "likely". A card fetch has no envelope: it is named by the latest A2A
+call to the same agent (``Session.client_library``).
 Each fix is grounded: tests/test_library_fixes.py (and tests/test_library_fixes_strands_adk.py) applies it
 to the library's client in tests/stacks/ and shows the finding gone; a rule no test has applied a fix for
 keeps its generic fix.
@@ -51,6 +51,9 @@ class Habits(NamedTuple):
     configuration: bool | None = None
     #: the shapes of the messageIds its sends make (Strands': `uuid4().hex`)
     message_ids: frozenset[str] | None = None
+    #: the metadata keys it puts on every part of the user's it sends (ADK's: `is_user_input`): only its sends
+    #: tell them (a poll of a2a-sdk 1.x's, with no parts, is not ADK's); None: none needed
+    part_marks: frozenset[str] | None = None
 
 
 class KnownByHabits(NamedTuple):
@@ -94,6 +97,17 @@ HABITS: dict[str, KnownByHabits] = {
         "card-path": "`A2AAgent(endpoint=...)` takes the agent's base URL, under which it asks for "
                      "`/.well-known/agent-card.json`, not an interface URL of its card: call through the A2AAgent "
                      "made on the base URL",
+    }),
+    # ADK's RemoteA2aAgent, on a2a-sdk 1.x's JSON-RPC transport (`method` first, uuid ids, 1.0's names), marks
+    # every part the user wrote with `metadata.is_user_input`
+    "google-adk": KnownByHabits(
+        "ADK's RemoteA2aAgent (google-adk; likely, by its habits: a2a-sdk 1.x's calls, parts marked "
+        "`is_user_input`)",
+        Habits("python-httpx", "method", frozenset({"uuid"}), "length, type", frozenset({"1.0"}),
+               part_marks=frozenset({"is_user_input"})), {
+        "card-refetch": "make one `RemoteA2aAgent(name=..., agent_card=url)` per remote agent (and one runner over "
+                        "it) and keep it, rather than one per request: it resolves the card once and keeps the "
+                        "client it made from it",
     }),
     # a2a-sdk 0.2's A2AClient: the ids the caller gives its requests (else `str(uuid4())`), `id` first, and
     # no `configuration` unless the caller sets one
@@ -157,19 +171,30 @@ def known_by_habits(call) -> str | None:
     configured = "configuration" in call.params if call.operation in _SENDS else None
     message_ids = frozenset({id_shape(message.get("messageId"))}) if isinstance(message, dict) else None
     seen = Habits(product, next(iter(body)), frozenset({id_shape(body.get("id"))}), _body_headers(call) or "",
-                  frozenset({call.spelled_version}), configured, message_ids)
+                  frozenset({call.spelled_version}), configured, message_ids, _part_marks(message))
     matches = [key for key, known in HABITS.items() if _fits(known.habits, seen)]
     return matches[0] if len(matches) == 1 else None
 
 
+def _part_marks(message) -> frozenset[str] | None:
+    """The metadata keys every part of a message sent carries; None: it has no parts."""
+    parts = message.get("parts") if isinstance(message, dict) else None
+    if not isinstance(parts, list) or not parts:
+        return None
+    keys = [frozenset(part["metadata"]) if isinstance(part, dict) and isinstance(part.get("metadata"), dict)
+            else frozenset() for part in parts]
+    return frozenset.intersection(*keys)
+
+
 def _fits(habits: Habits, seen: Habits) -> bool:
-    """Whether a call's habits (``seen``: one id shape, one version) are the library's."""
+    """Whether a call's habits (``seen``: one id shape, one version; its parts' marks) are the library's."""
     return ((habits.user_agent, habits.first_key, habits.body_headers)
             == (seen.user_agent, seen.first_key, seen.body_headers)
             and seen.ids <= habits.ids and (habits.versions is None or seen.versions <= habits.versions)
             and (habits.configuration is None or seen.configuration is None
                  or habits.configuration == seen.configuration)
-            and (habits.message_ids is None or seen.message_ids is None or seen.message_ids <= habits.message_ids))
+            and (habits.message_ids is None or seen.message_ids is None or seen.message_ids <= habits.message_ids)
+            and (habits.part_marks is None or habits.part_marks <= (seen.part_marks or frozenset())))
 
 
 def library_of(call) -> tuple[str, dict[str, str]] | None:
