@@ -1,8 +1,8 @@
-"""The fixes findings name for Strands' A2AAgent and ADK's RemoteA2aAgent (a2a_capture/analyze/libraries.py),
-each grounded as in tests/test_library_fixes.py: the stack's client (tests/stacks/NAME/client.py) makes the
-mistakes and each finding carries the library's fix; the same session with the fixes applied
-(tests/stacks/NAME/FIXED.py), recorded again through the real recorder in front of the same agents, has
-none of them.
+"""The fixes findings name for Strands' A2AAgent, ADK's RemoteA2aAgent and pya2a's missing HTTP client
+(a2a_capture/analyze/libraries.py), each grounded as in tests/test_library_fixes.py: the stack's client
+(tests/stacks/NAME/client.py) makes the mistakes and each finding carries the library's fix; the same
+session with the fixes applied (tests/stacks/NAME/FIXED.py), recorded again through the real recorder in
+front of the same agents, has none of them.
 
 Neither Strands nor ADK says its name on the wire (both send python-httpx's User-Agent): they are known
 by their habits, as recorded from these clients. nodus-a2a-wire has no client of its own (its test drives
@@ -12,6 +12,8 @@ it with a2a-sdk 1.3's client, which makes no mistake there, and raw httpx calls)
 from __future__ import annotations
 
 import contextlib
+import json
+import subprocess
 
 import pytest
 
@@ -28,11 +30,13 @@ VERIFIED = {
     ("strands", "card-refetch"): ("strands", "fixed"),
     ("strands", "card-path"): ("strands", "fixed"),
     ("google-adk", "card-refetch"): ("google_adk", "fixed"),
+    ("pya2a", "connection-per-request"): ("pya2a", "fixed_connection"),
 }
 #: the agents each stack's client is run against, as its own test runs it: (a2a-sdk agent's name, streaming),
 #: or OWN: the stack's own agent
 OWN = ("own", None)
-AGENTS = {"strands": [("runner", True), ("plain", False)], "google_adk": [("runner", True), ("plain", False), OWN]}
+AGENTS = {"strands": [("runner", True), ("plain", False)], "google_adk": [("runner", True), ("plain", False), OWN],
+          "pya2a": [OWN]}
 
 
 @contextlib.contextmanager
@@ -47,7 +51,7 @@ def _agents(name: str):
 @pytest.mark.live
 @pytest.mark.parametrize("name", sorted({where for where, _ in VERIFIED.values()}))
 def test_the_hinted_change_leaves_no_finding(tmp_path, stack, name):  # noqa: F811
-    """strands ~10 s, google_adk ~15 s (two recordings each, agents started once)."""
+    """strands ~10 s, google_adk ~18 s, pya2a ~6 s (two recordings each, agents started once)."""
     name = stack(name)
     applied = {(library, rule): fixed for (library, rule), (where, fixed) in VERIFIED.items() if where == name}
     [fixed] = set(applied.values())
@@ -63,6 +67,19 @@ def test_the_hinted_change_leaves_no_finding(tmp_path, stack, name):  # noqa: F8
     assert printed.get("answers"), printed
     assert not [f for f in after.findings if f.rule in rules], [(f.number, f.rule, f.message) for f in after.findings]
     assert {f.rule for f in after.findings} <= {f.rule for f in before.findings} - rules
+
+
+@pytest.mark.live
+def test_pya2a_takes_no_http_client(stack):  # noqa: F811
+    """What its connection-per-request fix says of it: pya2a's A2AClient and A2ACardResolver, in the pinned
+    version, take no HTTP client (the fix is outside them). ~1 s."""
+    name = stack("pya2a")
+    probe = ("import inspect, json; from a2a.client import A2ACardResolver, A2AClient; print(json.dumps("
+             "[list(inspect.signature(c.__init__).parameters) for c in (A2AClient, A2ACardResolver)]))")
+    done = subprocess.run([str(stacks.environment(name)), "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [["self", "agent_card", "url"], ["self", "base_url", "agent_card_path"]]
+    assert "take no HTTP client" in HABITS["pya2a"].fixes["connection-per-request"]
 
 
 #: sends as these libraries' clients made them (recorded through the recorder): the envelope, the method,

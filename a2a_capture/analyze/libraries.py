@@ -133,6 +133,10 @@ HABITS: dict[str, KnownByHabits] = {
                            "submitted, working or input-required",
         "card-refetch": "resolve the card once (`A2ACardResolver(base).get_agent_card()`) and keep the "
                         "`A2AClient(card)` made from it",
+        "connection-per-request": "pya2a's `A2AClient` and `A2ACardResolver` take no HTTP client (each call opens "
+                                  "its own), so no change to them keeps the connection: post the same requests "
+                                  "(`SendTaskRequest(params=...).model_dump()`, read with `SendTaskResponse(**...)`) "
+                                  "through one `httpx.AsyncClient` you keep",
     }),
 }
 
