@@ -96,7 +96,8 @@ class Call:
     #: the agent's answer ended its connection (`Connection: close`, or HTTP/1.0 without keep-alive): the
     #: client's next request needs a new one
     closed_by_agent: bool = False
-    #: the client library its bodies' habits showed (analyze.libraries.HABITS), kept when the bodies are let go
+    #: the client library its bodies' habits showed (analyze.libraries.HABITS): the one field not decode's, named
+    #: by the engine as the call is fed (``Analyzer.feed``), before any rule reads it; kept when bodies are let go
     client_library: str | None = None
 
     def header(self, name: str) -> str | None:

@@ -17,6 +17,7 @@ from a2a_capture.analyze.config import Config, ignored_in_notes
 from a2a_capture.analyze.depends import Key
 from a2a_capture.analyze.facts import ExchangeFacts, exchange_facts
 from a2a_capture.analyze.findings import Finding, Rule, Severity
+from a2a_capture.analyze.libraries import known_by_habits
 from a2a_capture.analyze.places import Places
 from a2a_capture.analyze.session import Session, without_bodies
 from a2a_capture.capture.models import Exchange
@@ -224,6 +225,8 @@ class Analyzer:
         """Judge one exchange of the current file (``call``: it decoded already); its findings, in rule order."""
         if call is None:
             call = self.decode(exchange)
+        if call.client_library is None:  # named once, for the rules' fixes and the session
+            call.client_library = known_by_habits(call)
         start, session, pending = call.started, self.session, self._pending
         latest = self._latest
         if latest is not None:  # no other call waits: learned now, or it waits with the others

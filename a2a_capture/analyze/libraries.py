@@ -164,19 +164,30 @@ def _body_headers(call) -> str | None:
     return "length, type" if names.index("content-length") < names.index("content-type") else "type, length"
 
 
+#: HABITS by the User-Agent product and the envelope's first key their calls send: a call whose two no
+#: library has is known by none, its other habits unread
+_BY_CLIENT: dict[tuple[str, str], list[tuple[str, Habits]]] = {}
+for _key, _known in HABITS.items():
+    _BY_CLIENT.setdefault((_known.habits.user_agent, _known.habits.first_key), []).append((_key, _known.habits))
+
+
 def known_by_habits(call) -> str | None:
     """The HABITS key of the library whose habits a JSON-RPC call shows, if it is one's alone (a poll
-    by a2a-sdk 0.3 and by 0.2 look the same: the session tells them by an earlier send)."""
+    by a2a-sdk 0.3 and by 0.2 look the same: the session tells them by an earlier send). The engine
+    names each call's so once (``Call.client_library``), for the rules and the session."""
     body = call.request_json
     if call.kind != "jsonrpc" or not isinstance(body, dict) or not body:
         return None
     product = (call.header("user-agent") or "").split("/", 1)[0].lower()
+    candidates = _BY_CLIENT.get((product, next(iter(body))))
+    if candidates is None:
+        return None
     message = call.params.get("message") if call.operation in _SENDS else None
     configured = "configuration" in call.params if call.operation in _SENDS else None
     message_ids = frozenset({id_shape(message.get("messageId"))}) if isinstance(message, dict) else None
     seen = Habits(product, next(iter(body)), frozenset({id_shape(body.get("id"))}), _body_headers(call) or "",
                   frozenset({call.spelled_version}), configured, message_ids, _part_marks(message))
-    matches = [key for key, known in HABITS.items() if _fits(known.habits, seen)]
+    matches = [key for key, habits in candidates if _fits(habits, seen)]
     return matches[0] if len(matches) == 1 else None
 
 
@@ -215,10 +226,11 @@ def library_of(call) -> tuple[str, dict[str, str]] | None:
 
 def library_fix(call, rule_id: str, session=None) -> str:
     """"; with LIBRARY: FIX" where the call's User-Agent names a library with a fix for this rule, or its habits
-    (or, for a card fetch, the latest A2A call to its agent: ``session``) show one, else ""."""
+    (``Call.client_library``, as the engine named it) or, for a card fetch, the latest A2A call to its agent
+    (``session``) show one, else ""."""
     entry = library_of(call)
     if entry is None:
-        habits = known_by_habits(call) or (session.client_library(call.agent) if session is not None else None)
+        habits = call.client_library or (session.client_library(call.agent) if session is not None else None)
         entry = (HABITS[habits].name, HABITS[habits].fixes) if habits else None
     if entry is None or rule_id not in entry[1]:
         return ""

@@ -17,7 +17,6 @@ from urllib.parse import urlunsplit
 from a2a_capture.a2a import spec
 from a2a_capture.a2a.cards import Card, Interface, split_url, url_origin
 from a2a_capture.a2a.decode import Call
-from a2a_capture.analyze.libraries import known_by_habits
 
 #: routes whose interfaces a session remembers at most (a session has a few; hostile input, any number)
 _MAX_ROUTES = 1024
@@ -63,8 +62,7 @@ def without_bodies(call: Call) -> Call:
     unlearned, until a later call starts after it ended, and many may wait at once."""
     params = call.params if call.operation == "ListTasks" else {
         name: call.params[name] for name in _LEARNED_PARAMS if name in call.params}
-    return replace(call, request_json=None, response_json=None, params=params,
-                   client_library=call.client_library or known_by_habits(call))
+    return replace(call, request_json=None, response_json=None, params=params)
 
 
 def view_of(call: Call) -> object:
@@ -622,9 +620,8 @@ class Session:
             by_id.setdefault(call.message_id, record)
         if call.is_a2a:
             self.last_a2a_calls[agent] = LastCall(record, call.task_id)
-            library = call.client_library or known_by_habits(call)
-            if library is not None:
-                self.client_libraries[agent] = library
+            if call.client_library is not None:  # as the engine named it (analyze/libraries.py)
+                self.client_libraries[agent] = call.client_library
         elif kind == "card":
             self.card_asks[agent] = record
         if call.client is not None and agent is not None and kind != "webhook":
