@@ -307,16 +307,25 @@ class Analyzer:
         and by rule; what its round trip was (``round_trip``)."""
         if self.keep_findings:
             self.findings += found
+        # the rules of its wasted findings and of its fragile ones, each once; its findings by cause
+        wasted: list[str] = []
+        fragile: list[str] = []
+        causes: dict[str, list[Finding]] = {}
         for finding in found:
-            by_outcome = self._tally.setdefault(finding.rule, {})
-            if finding.outcome not in by_outcome:  # first found: the summary counts in this order
-                self._tallied.append((finding.rule, finding.severity, finding.outcome))
-            by_outcome[finding.outcome] = by_outcome.get(finding.outcome, 0) + 1
-        wasted = list(dict.fromkeys(f.rule for f in found if f.outcome == "wasted"))  # each rule once
-        fragile = list(dict.fromkeys(f.rule for f in found if f.outcome == "fragile"))
+            rule, outcome = finding.rule, finding.outcome
+            by_outcome = self._tally.setdefault(rule, {})
+            if outcome not in by_outcome:  # first found: the summary counts in this order
+                self._tallied.append((rule, finding.severity, outcome))
+            by_outcome[outcome] = by_outcome.get(outcome, 0) + 1
+            if outcome == "wasted":
+                if rule not in wasted:
+                    wasted.append(rule)
+            elif outcome == "fragile" and rule not in fragile:
+                fragile.append(rule)
+            if finding.cause:
+                causes.setdefault(finding.cause, []).append(finding)
         webhook, cost = call.label.startswith("webhook"), call.duration
         self._flagged.add(call.file, webhook, call.number)
-        outcome = round_trip_of(found, call.ok)
         if wasted:
             if self._wasted.add(call.file, webhook, call.number) and cost is not None:
                 self._wasted_seconds = (self._wasted_seconds or 0.0) + cost
@@ -326,9 +335,9 @@ class Analyzer:
         if fragile and call.ok:  # a call that failed did not work, lenient agent or not
             self._fragile.add(call.file, webhook, call.number)
             self._rule_fragile.update(fragile)
-        for said in dict.fromkeys(f.cause for f in found if f.cause):
-            self._caused(said, [f for f in found if f.cause == said], call)
-        return outcome
+        for said, of_cause in causes.items():
+            self._caused(said, of_cause, call)
+        return round_trip_of(found, call.ok)
 
     def _caused(self, said: str, found: list[Finding], call: Call) -> None:
         """A call's findings of one cause, counted with the cause's (their round trip wasted by them only)."""
