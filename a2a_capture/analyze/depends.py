@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields
+from operator import attrgetter
 
 from a2a_capture.a2a.decode import Call
 
@@ -101,20 +102,23 @@ def check_declared(rule_id: str, names: tuple[str, ...]) -> None:
 class Key:
     """A declaration made ready to key calls by: its call fields read together, its facts each asked."""
 
-    __slots__ = ("facts", "fields", "lists", "names")
+    __slots__ = ("facts", "lists", "names", "read")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
-        self.fields = [name for name in names if name not in FACTS]
-        self.lists = [index for index, name in enumerate(self.fields) if name in _LISTS]
+        fields = [name for name in names if name not in FACTS and name not in _LISTS]
+        #: the call's fields of the declaration, but its lists, read together (a tuple, or one value)
+        self.read = attrgetter(*fields) if fields else None
+        #: the fields that hold lists: a key holds them as tuples
+        self.lists = [name for name in names if name in _LISTS]
         self.facts = [FACTS[name] for name in names if name in FACTS]
 
     def of(self, call, session) -> tuple | None:
-        """The declared values for this call, as a key (lists as tuples); None where one of them
-        cannot be told (``UNKNOWN``)."""
-        values = [getattr(call, name) for name in self.fields]
-        for index in self.lists:
-            values[index] = tuple(values[index])
+        """The declared values for this call, as a key; None where one of them cannot be told
+        (``UNKNOWN``)."""
+        values = [self.read(call) if self.read is not None else None]
+        for name in self.lists:
+            values.append(tuple(getattr(call, name)))
         for fact in self.facts:
             value = fact(call, session)
             if value is UNKNOWN:

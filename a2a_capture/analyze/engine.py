@@ -242,19 +242,18 @@ class Analyzer:
         notes, error, operation = call.notes, call.error, call.operation
         key = (operation, call.kind, error is not None, bool(notes))
         plan = self._dispatch.get(key) or self._plan_for(key)
-        rules, keys = plan.rules, None
+        rules, running = plan.rules, ()
         if notes:
             silenced = ignored_in_notes(notes)
             rules = [] if silenced is None else [rule for rule in rules if rule.id not in silenced]
-        elif plan.groups:  # a call with no error and no notes: skip the rules quiet before for the same key
-            keys = plan.keys(call, session)
-            rules = plan.unskipped(keys)
+        elif plan.memos:  # a call with no error and no notes: skip the rules quiet before for the same key
+            rules, running = plan.unskipped(call, session)
         for rule in rules:
             for hit in rule.check(call, session) or ():
                 found.append(rule.finding(call, session, hit))
         plan.calls += 1
-        if keys is not None:
-            plan.remember(keys, found)
+        for memo, memo_key in running:
+            memo.remember(memo_key, found)
         round_trip = self._count(found, call) if found else None
         if self._keeping:
             self._keep(exchange, call, round_trip)
@@ -403,10 +402,10 @@ class Analyzer:
 
 class _Plan:
     """The rules a kind of call gets, and, for rules that declare what their findings depend on
-    (``Rule.depends``), the keys they found nothing for: rules of one declaration share a key, worked
-    out once a call, and are skipped for a key they were all quiet for."""
+    (``Rule.depends``), the keys they found nothing for: rules of one declaration share a key
+    (``_Memo``), worked out once a call, and are skipped for a key they were all quiet for."""
 
-    __slots__ = ("calls", "groups", "key", "quiet", "rules")
+    __slots__ = ("_by_skipped", "calls", "key", "memos", "rules")
 
     def __init__(self, key: tuple[str | None, str, bool, bool], rules: list[Rule], memoizing: bool) -> None:
         self.key, self.rules = key, rules
@@ -416,33 +415,50 @@ class _Plan:
         for rule in rules if memoizing and shortcuts.ENABLED else ():
             if rule.depends is not None:
                 groups.setdefault(rule.depends, set()).add(rule.id)
-        self.groups = [(Key(depends), ids) for depends, ids in groups.items()]
-        #: per declaration: the keys its rules found nothing for
-        self.quiet: list[set[tuple]] = [set() for _ in self.groups]
+        self.memos = [_Memo(Key(depends), frozenset(ids)) for depends, ids in groups.items()]
+        #: the plan's rules left once the declarations skipped are (a flag for each memo) are left out: worked
+        #: out once for each way of skipping
+        self._by_skipped: dict[tuple[bool, ...], list[Rule]] = {}
 
     def forget(self) -> None:
-        self.quiet = [set() for _ in self.groups]
+        for memo in self.memos:
+            memo.quiet = set()
 
-    def keys(self, call: Call, session: Session) -> list[tuple | None]:
-        """Each declaration's key for this call (None: it cannot be told)."""
-        return [key.of(call, session) for key, _ in self.groups]
+    def unskipped(self, call: Call, session: Session) -> tuple[list[Rule], list[tuple[_Memo, tuple]]]:
+        """The plan's rules but those of a declaration whose key they were quiet for; and the memos whose
+        rules run for this call, each with the key to remember if they find nothing (``remember``)."""
+        skipped: list[bool] = []
+        running: list[tuple[_Memo, tuple]] = []
+        for memo in self.memos:
+            key = memo.key.of(call, session)
+            skip = key is not None and key in memo.quiet
+            skipped.append(skip)
+            if key is not None and not skip:
+                running.append((memo, key))
+        flags = tuple(skipped)
+        rules = self._by_skipped.get(flags)
+        if rules is None:
+            left_out = {rule_id for memo, skip in zip(self.memos, flags, strict=True) if skip for rule_id in memo.ids}
+            rules = self._by_skipped[flags] = [rule for rule in self.rules if rule.id not in left_out]
+        return rules, running
 
-    def unskipped(self, keys: list[tuple | None]) -> list[Rule]:
-        """The plan's rules but those of a declaration whose key they were quiet for."""
-        skipped = set()
-        for (_, ids), quiet, key in zip(self.groups, self.quiet, keys, strict=True):
-            if key is not None and key in quiet:
-                skipped |= ids
-        return [rule for rule in self.rules if rule.id not in skipped] if skipped else self.rules
 
-    def remember(self, keys: list[tuple | None], found: list[Finding]) -> None:
-        """The keys whose rules found nothing for this call, remembered."""
-        said = {finding.rule for finding in found}
-        for (_, ids), quiet, key in zip(self.groups, self.quiet, keys, strict=True):
-            if key is not None and not ids & said:
-                if len(quiet) >= MAX_QUIET:
-                    quiet.clear()
-                quiet.add(key)
+class _Memo:
+    """One declaration of a plan's rules: the key it makes of a call, the ids of its rules, and the keys
+    they all found nothing for."""
+
+    __slots__ = ("ids", "key", "quiet")
+
+    def __init__(self, key: Key, ids: frozenset[str]) -> None:
+        self.key, self.ids = key, ids
+        self.quiet: set[tuple] = set()
+
+    def remember(self, key: tuple, found: list[Finding]) -> None:
+        """``key`` remembered when none of ``found`` (a call's findings) is its rules'."""
+        if all(finding.rule not in self.ids for finding in found):
+            if len(self.quiet) >= MAX_QUIET:
+                self.quiet.clear()
+            self.quiet.add(key)
 
 
 #: keys a plan remembers the memoized rules were quiet for, at most (a session has a few)
