@@ -164,8 +164,8 @@ def _body_headers(call) -> str | None:
     return "length, type" if names.index("content-length") < names.index("content-type") else "type, length"
 
 
-#: HABITS by the User-Agent product and the envelope's first key their calls send: a call whose two no
-#: library has is known by none, its other habits unread
+#: HABITS by the User-Agent product and the envelope's first key their calls send: a call whose two (or
+#: whose id shape) no library has is known by none, its other habits unread
 _BY_CLIENT: dict[tuple[str, str], list[tuple[str, Habits]]] = {}
 for _key, _known in HABITS.items():
     _BY_CLIENT.setdefault((_known.habits.user_agent, _known.habits.first_key), []).append((_key, _known.habits))
@@ -178,14 +178,15 @@ def known_by_habits(call) -> str | None:
     body = call.request_json
     if call.kind != "jsonrpc" or not isinstance(body, dict) or not body:
         return None
-    product = (call.header("user-agent") or "").split("/", 1)[0].lower()
-    candidates = _BY_CLIENT.get((product, next(iter(body))))
-    if candidates is None:
+    product, first_key = (call.header("user-agent") or "").split("/", 1)[0].lower(), next(iter(body))
+    shape = id_shape(body.get("id")) if (product, first_key) in _BY_CLIENT else None
+    candidates = [(key, habits) for key, habits in _BY_CLIENT.get((product, first_key), ()) if shape in habits.ids]
+    if not candidates:  # the habits read first, the quickest to tell, are no library's
         return None
     message = call.params.get("message") if call.operation in _SENDS else None
     configured = "configuration" in call.params if call.operation in _SENDS else None
     message_ids = frozenset({id_shape(message.get("messageId"))}) if isinstance(message, dict) else None
-    seen = Habits(product, next(iter(body)), frozenset({id_shape(body.get("id"))}), _body_headers(call) or "",
+    seen = Habits(product, first_key, frozenset({shape}), _body_headers(call) or "",
                   frozenset({call.spelled_version}), configured, message_ids, _part_marks(message))
     matches = [key for key, habits in candidates if _fits(habits, seen)]
     return matches[0] if len(matches) == 1 else None
