@@ -335,7 +335,7 @@ def test_the_quick_frame_splitter_agrees_with_the_general_one(parts, eol, tail, 
         body = body[:where] + odd.encode() + body[where:]
     times = [0.5 * i for i in range(3)]
     quick = sse.parse(body, times, notes)
-    general = list(sse._general(body, times, notes))
+    general = list(sse._general(sse._Window(body), times, notes))
     if general:  # the spans cover the body
         general[-1] = general[-1]._replace(end=len(body))
     assert quick == general
@@ -347,11 +347,13 @@ def test_the_quick_frame_splitter_agrees_with_the_general_one(parts, eol, tail, 
        st.sampled_from(["\n", "\r\n"]))
 def test_a_stream_of_one_line_data_frames_is_read_as_the_frame_splitter_reads_it(parts, tail, times, eol):
     body = ("\n\n".join(parts) + tail).replace("\n", eol).encode()
-    quick = list(sse._data_frames(body, eol.encode(), times)) if sse._only_data_frames(body, eol.encode()) else None
+    quick = (list(sse._data_frames(sse._Window(body), eol.encode(), times))
+             if sse._only_data_frames(body, body.count, eol.encode()) else None)
     if parts and all(part.startswith("data: ") and "\n" not in part for part in parts) and tail == "\n\n":
         assert quick is not None  # what a server streams is read the quick way
     if quick is not None:
-        assert quick == list(sse._split(body, eol.encode(), times, {})) == sse.parse(body, times)
+        split = list(sse._split(sse._Window(body), len(body), eol.encode(), times, {}))
+        assert quick == split == sse.parse(body, times)
 
 
 @given(st.lists(st.sampled_from(["data: a", "data:b", "data:  c", "data: x\ndata: y", ": ping", "event: e",

@@ -82,11 +82,10 @@ def _read(call, exchange: Exchange, cards: Cards | None) -> None:
                                                        if encoding else request.body)
     content_type = answer.get("content-type")
     streamed = response is not None and content_type is not None and media_type(content_type) == _EVENT_STREAM
-    if response is not None:
+    if response is not None and not streamed:  # a stream's frames are read as they pass, not its whole body
         encoding = answer.get("content-encoding")
         content = decode_content(response.body, encoding) if encoding else response.body
-        if not streamed:
-            call.response_json, _ = json_of(content)
+        call.response_json, _ = json_of(content)
     else:
         content = b""
     stream = read_frames(response.iter_events()) if streamed else None  # the frames pass, their facts stay

@@ -13,6 +13,7 @@ import binascii
 import re
 
 from a2a_capture.capture import grpc, syntax
+from a2a_capture.capture.body import FileBody, ends_with
 from a2a_capture.capture.preamble import Framing
 from a2a_capture.capture.source import Error, Source
 
@@ -65,7 +66,7 @@ def read_grpc_status(source: Source, error: Error) -> tuple[str | None, list[tup
     expect_blank(source, error)
     return intro, trailers
 def read_body(source: Source, length: int | None, framing: Framing | None, empty: re.Pattern, end: re.Pattern,
-              newline: str, error: Error) -> tuple[bytes, bool]:
+              newline: str, error: Error) -> tuple[bytes | FileBody, bool]:
     """The body bytes, and whether a length (``#@`` framing, else Content-Length) framed them exactly."""
     if framing is not None:
         return read_framed(source, framing, error), True
@@ -83,15 +84,16 @@ def read_body(source: Source, length: int | None, framing: Framing | None, empty
     return read_until(source, end, newline), False
 
 
-def read_until(source: Source, end: re.Pattern, newline: str) -> bytes:
-    """Bytes up to the blank line(s) before what ``end`` looks for, or to the end of file."""
+def read_until(source: Source, end: re.Pattern, newline: str) -> bytes | FileBody:
+    """Bytes up to the blank line(s) before what ``end`` looks for, or to the end of file (left in the file
+    when they are more than the buffer holds)."""
     region, _ = source.take_until(end, syntax.trailing_line_ends)  # at the end of the file, without its line ends
-    if newline == "\r\n" and region.endswith(b"\r"):
-        region = region[:-1]
+    if newline == "\r\n" and ends_with(region, b"\r"):
+        region = region[:-1] if isinstance(region, bytes) else region.part(0, len(region) - 1)
     return region
 
 
-def read_framed(source: Source, framing: Framing, error: Error) -> bytes:
+def read_framed(source: Source, framing: Framing, error: Error) -> bytes | FileBody:
     size, encoded, pragma_line = framing
     if size == 0:
         return b""

@@ -11,20 +11,23 @@ import io
 import re
 
 from a2a_capture.capture import syntax
+from a2a_capture.capture.body import FileBody, contains, starts_with, whole
 from a2a_capture.capture.source import Error
 
 #: a line an SSE frame may hold
 FRAME_LINE = re.compile(syntax._FRAME_START)
 
 
-def split_notes(region: bytes) -> tuple[bytes, dict[int, list[str]], list[str]]:
+def split_notes(region: bytes | FileBody) -> tuple[bytes | FileBody, dict[int, list[str]], list[str]]:
     """Take `# ` paragraphs out of a run of SSE frames.
 
     Returns the frames' bytes, the notes by the index of the frame they precede, and the
-    notes after the last frame.
+    notes after the last frame. A run with no line that starts with `#` is its frames as they are
+    (one left in the file stays there).
     """
-    if b"#" not in region:
+    if not (contains(region, b"\n#") or starts_with(region, b"#")):
         return region, {}, []
+    region = whole(region)
     kept: list[bytes] = []
     notes: dict[int, list[str]] = {}
     pending: list[str] = []

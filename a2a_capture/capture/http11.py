@@ -150,7 +150,7 @@ class Known:
         """What ``parse_request`` gives for a message with this head."""
         method, target, version, _ = self.start
         headers = self.headers_with(values) if values else list(self.headers)  # a whole head's, without a call
-        return _request({"headers": headers, "body": body, "http_version": version, "head_cuts": [], "grpc_views": [],
+        return _request({"headers": headers, "stored": body, "http_version": version, "head_cuts": [], "grpc_views": [],
                          "method": method, "target": target})
 
     def response(self, values: tuple[bytes, ...], body: bytes, event_times: list[float | None]) -> Response | None:
@@ -159,7 +159,7 @@ class Known:
         if fields is None:  # the fields every message with this head has, in Response's order, made once
             status, reason, version, _ = self.start
             fields = self.fields = {
-                "headers": None, "body": b"", "http_version": version, "head_cuts": None, "grpc_views": None,
+                "headers": None, "stored": b"", "http_version": version, "head_cuts": None, "grpc_views": None,
                 "status": status, "reason": reason, "event_times": None, "event_notes": None, "trailers": None,
                 "grpc_status_view": None}
             if not self.events:
@@ -170,7 +170,7 @@ class Known:
         headers = self.headers_with(values)
         fields = fields.copy()  # and each message's own values stored: quicker than a literal of them all
         fields["headers"] = headers
-        fields["body"] = body
+        fields["stored"] = body
         fields["head_cuts"] = []
         fields["grpc_views"] = []
         fields["event_times"] = event_times
@@ -311,7 +311,7 @@ class Heads:
                 known = self._request_headers[head] = tuple(_with_values(headers, volatile, values, fail,
                                                                           self._checked))
             headers = known
-        return built(Request, {"headers": list(headers), "body": body, "http_version": version,
+        return built(Request, {"headers": list(headers), "stored": body, "http_version": version,
                                "head_cuts": list(cuts) if cuts else [], "grpc_views": [], "method": method,
                                "target": target})
 
@@ -328,7 +328,7 @@ class Heads:
             raise fail(f"no body after a {status} response", 0, f"{len(body)} bytes of body")
         response = built(Response, {
             "headers": _with_values(headers, volatile, values, fail, self._checked) if volatile else list(headers),
-            "body": body, "http_version": version, "head_cuts": list(cuts) if cuts else [], "grpc_views": [],
+            "stored": body, "http_version": version, "head_cuts": list(cuts) if cuts else [], "grpc_views": [],
             "status": status, "reason": reason, "event_times": [] if event_times is None else event_times,
             "event_notes": {}, "trailers": [], "grpc_status_view": None})
         if not events:
@@ -344,7 +344,7 @@ def _parse(shape: Shape, head: bytes, body: bytes, fail: Fail, parse_head) -> tu
     volatile = tuple((i, name, None if name.lower().encode() in _FRAMING else value,
                       i + 1 + sum(cut <= i for cut in cuts))
                      for i, (name, value) in enumerate(headers) if name.lower().encode() in _VOLATILE)
-    probe = built(Response, {"headers": list(headers), "body": b"", "http_version": "1.1", "head_cuts": [],
+    probe = built(Response, {"headers": list(headers), "stored": b"", "http_version": "1.1", "head_cuts": [],
                              "grpc_views": [], "status": 200, "reason": "", "event_times": [], "event_notes": {},
                              "trailers": [], "grpc_status_view": None})
     parsed = shape.parsed = (start, headers, volatile, probe.is_event_stream)  # volatile names are no Content-Type

@@ -18,6 +18,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from a2a_capture.capture import grpc, sse
+from a2a_capture.capture.body import PIECE, FileBody, contains, pieces, whole
 from a2a_capture.capture.encoding import decode_content
 
 CUT_MARK = "…"
@@ -25,7 +26,8 @@ _CUT_BYTES = CUT_MARK.encode()
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", ignored_types=(cached_property,))
+    model_config = ConfigDict(extra="forbid", ignored_types=(cached_property,), arbitrary_types_allowed=True,
+                              populate_by_name=True)
 
     def __eq__(self, other: object) -> bool:
         """Equal data, whatever was cached or where it was read from."""
@@ -40,13 +42,36 @@ class Message(_Model):
     """What a request and a response share: ordered headers (case kept) and a body."""
 
     headers: list[tuple[str, str]] = Field(default_factory=list)
-    body: bytes = b""
+    #: the body as it is kept: its bytes, or where they stand in the capture file when they are many
+    #: (capture/body.py); given as ``body=``, read as ``body`` (whole) or in ``body_pieces``
+    stored: bytes | FileBody = Field(default=b"", validation_alias="body")
     http_version: str = "1.1"
     #: positions in ``headers`` before which a documentation capture had a `…` line.
     head_cuts: list[int] = Field(default_factory=list)
     #: gRPC only: the readable view of each message as the file showed it (intro line, then
     #: JSON lines); words for people, not data, so equality ignores them.
     grpc_views: list[list[str]] = Field(default_factory=list, exclude=True)
+
+    @property
+    def body(self) -> bytes:
+        """The body's bytes, all of them (read from the file for a body kept there: ``body_pieces``
+        reads it in the memory of a piece)."""
+        return whole(self.stored)
+
+    @property
+    def body_size(self) -> int:
+        return len(self.stored)
+
+    def body_pieces(self, piece: int = PIECE) -> Iterator[bytes]:
+        """The body's bytes a piece at a time, wherever it is kept."""
+        return pieces(self.stored, piece)
+
+    def model_copy(self, *, update: dict | None = None, deep: bool = False):
+        """A copy; a ``body`` in ``update`` is the body given (as to the constructor)."""
+        if update and "body" in update:
+            update = {**update}
+            update["stored"] = update.pop("body")
+        return super().model_copy(update=update, deep=deep)
 
     def header(self, name: str, default: str | None = None) -> str | None:
         """The first value of a header, looked up without regard to case."""
@@ -83,7 +108,7 @@ class Message(_Model):
     @property
     def cut(self) -> bool:
         """True when a documentation capture left something out of this message (`…`)."""
-        if self.head_cuts or _CUT_BYTES in self.body:
+        if self.head_cuts or contains(self.stored, _CUT_BYTES):
             return True
         return any(CUT_MARK in key or CUT_MARK in value for key, value in self.headers)
 
@@ -127,16 +152,22 @@ class Response(Message):
         """The SSE events of the body, with arrival times and notes; empty for non-streams."""
         if not self.is_event_stream:
             return []
-        return sse.parse(self.content, self.event_times, self.event_notes)
+        return sse.parse(self._stream_body(), self.event_times, self.event_notes)
 
     def iter_events(self) -> Iterator[sse.Event]:
         """The SSE events of the body one at a time, none kept (``events`` keeps them all): for a
-        reader that passes over a stream once, in the memory of one frame."""
+        reader that passes over a stream once, in the memory of one frame (a body kept in its file is
+        read a piece at a time)."""
         if "events" in self.__dict__:  # parsed already: not again
             return iter(self.events)
         if not self.is_event_stream:
             return iter(())
-        return sse.events(self.content, self.event_times, self.event_notes)
+        return sse.events(self._stream_body(), self.event_times, self.event_notes)
+
+    def _stream_body(self) -> bytes | FileBody:
+        """The body the events are read from: as it is kept, or its content, if it was encoded."""
+        encoding = self.header("content-encoding")
+        return decode_content(whole(self.stored), encoding) if encoding else self.stored
 
 
 class ExchangeMeta(_Model):

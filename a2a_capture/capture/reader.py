@@ -20,6 +20,7 @@ from typing import BinaryIO
 from a2a_capture import shortcuts
 from a2a_capture.capture import http11, syntax
 from a2a_capture.capture.bodies import read_body, read_grpc_messages, read_grpc_status, read_until
+from a2a_capture.capture.body import whole
 from a2a_capture.capture.frame_notes import FRAME_LINE, check_frames, split_notes
 from a2a_capture.capture.models import Capture, Exchange, Request, Response, built
 from a2a_capture.capture.preamble import Framing, Preamble, parse_preamble, read_block_preamble
@@ -411,7 +412,7 @@ class CaptureReader:
             raise self._error("a # note, SSE frames or the next block (### N · title)",
                               found=syntax.strip_eol(line))
         first_line = source.line
-        region = read_until(self._source, syntax.STREAM_BODY_END, self.newline)
+        region = whole(read_until(self._source, syntax.STREAM_BODY_END, self.newline))  # late frames are held
         frames, notes, after = split_notes(region)
         if not frames.strip():
             exchange.trailing_notes += [note for group in notes.values() for note in group] + after

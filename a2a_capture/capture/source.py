@@ -2,15 +2,18 @@
 
 A capture may be larger than memory, so the reader never holds the file: it looks at a buffer that
 moves on a chunk at a time, and keeps only what a caller still needs (a ``tell`` it may come back to).
-A body longer than the buffer is read from the file in one piece, straight into the bytes that keep it.
+A body longer than the buffer is not read into memory: it stays in the file, and the reader hands on
+where it is (a ``FileBody``: capture/body.py), its lines counted a piece at a time as it is passed.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from typing import BinaryIO
 
+from a2a_capture.capture.body import FileBody, opened, whole
 from a2a_capture.errors import CaptureFormatError
 
 CHUNK = 1 << 20
@@ -34,8 +37,9 @@ class Source:
         self.dropped = 0  # bytes of the file before the buffer
         self.kept: int | None = None  # where in the file a ``tell`` asks the buffer to keep from
         #: where the stream stood when the reader began, if it can seek: a body longer than the buffer
-        #: is then read straight from the file, in one piece (``take``), never copied through the buffer
+        #: is then left in the file (``take``), never copied through the buffer
         self.origin = _seekable_at(stream)
+        self._file = None  # what the bodies left in the file read it by (made for the first of them)
 
     def fill(self) -> bool:
         """Read one more chunk; False at the end of the file."""
@@ -105,7 +109,7 @@ class Source:
     def let_go(self) -> None:
         self.kept = None
 
-    def take(self, size: int) -> bytes | None:
+    def take(self, size: int) -> bytes | FileBody | None:
         """Exactly ``size`` bytes, or None if the file ends first."""
         if size - (len(self.buf) - self.pos) > self.chunk_size and self.origin is not None:
             return self._take_from_file(size)
@@ -116,12 +120,17 @@ class Source:
         self.skip(size)
         return data
 
-    def _take_from_file(self, size: int) -> bytes | None:
-        """``take`` for more than the buffer holds: the bytes read from the file in one read, into the one
-        object that keeps them (filling the buffer on would copy it once for each time it grew, and h11's
-        body would copy it again); the buffer starts again after them. At the end of the file first, the
-        buffer holds what is left of it, as ``take`` would leave it."""
+    def _take_from_file(self, size: int) -> bytes | FileBody | None:
+        """``take`` for more than the buffer holds: the body left in the file, its lines counted a piece at a time
+        (bytes in memory, a stream with no file under it: read in one read, into the one object that keeps them;
+        filling the buffer on would copy it once for each time it grew); the buffer starts again after it. At the
+        end of the file first, the buffer holds what is left of it, as ``take`` would leave it."""
         start = self.dropped + self.pos
+        body = self._in_file(start, size)
+        if body is not None:
+            self.line += sum(piece.count(b"\n") for piece in body.pieces())
+            self._restart_at(start + size)
+            return body
         self._restart_at(start)
         data = self.stream.read(size)
         if len(data) < size:
@@ -131,13 +140,23 @@ class Source:
         self.dropped += size
         return data
 
+    def _in_file(self, start: int, size: int) -> FileBody | None:
+        """The ``size`` bytes at ``start`` (in the file, from where the reader began) as a body left there, if the
+        stream is a file's and holds them all; else None."""
+        if self._file is None:
+            self._file = opened(self.stream) or False
+        if not self._file:
+            return None
+        body = FileBody(self._file, self.origin + start, size)
+        return body if _size_of(self._file.fd) >= body.offset + size else None
+
     def _restart_at(self, offset: int) -> None:
         """An empty buffer at ``offset`` in the file, the stream moved there."""
         self.stream.seek(self.origin + offset)
         self.buf, self.pos, self.dropped, self.eof = b"", 0, offset, False
 
     def take_until(self, pattern: re.Pattern[bytes],
-                   trim: Callable[[bytes, bool], int | None]) -> tuple[bytes, bool]:
+                   trim: Callable[[bytes, bool], int | None]) -> tuple[bytes | FileBody, bool]:
         """The bytes from the position to the first match of ``pattern`` on (reading on until found), the match
         consumed too, and whether there was one; else the bytes to the end of the file, all consumed, up to
         where ``trim(bytes, whether they are all there is)`` says they end (None: it cannot tell from those).
@@ -172,14 +191,18 @@ class Source:
             if match is None:
                 run = run[:trim(run, True)]
             return run, match is not None
-        # read from where it starts, in one piece (at the end of the file, to where the buffer's tail says)
+        # read from where it starts, in one piece, or left in the file (at the end of the file, to where the
+        # buffer's tail says)
         cut = None if match is not None else trim(self.buf, False)
         self.skip(after - self.pos)  # its lines counted
         end, after = self.dropped + (end if cut is None else cut), self.dropped + after
-        self._restart_at(start)
-        run = self.stream.read(end - start)
+        run = self._in_file(start, end - start)
+        if run is None:
+            self._restart_at(start)
+            run = self.stream.read(end - start)
         self._restart_at(after)
         if match is None and cut is None:  # the run of line ends reaches before the buffer's bytes
+            run = whole(run)
             run = run[:trim(run, True)]
         return run, match is not None
 
@@ -206,6 +229,10 @@ class Source:
                 self.skip(len(head))
                 return head
 
+
+
+def _size_of(fd: int) -> int:
+    return os.fstat(fd).st_size
 
 
 def _seekable_at(stream: BinaryIO) -> int | None:
