@@ -91,8 +91,8 @@ def _row(path: str, exchange: Exchange, masker=None) -> Row:
         grpc_status_name=grpc_status.name if grpc_status else None,
         events=(_count(response.iter_events()) + len((response.is_grpc and response.grpc_frames) or [])
                 if response else 0),
-        request_bytes=len(exchange.request.body),
-        response_bytes=len(response.body) if response else None,
+        request_bytes=exchange.request.body_size,
+        response_bytes=response.body_size if response else None,
         cut=exchange.cut,
         outcome=outcome(facts, grpc_status.label if grpc_status else None),
         failed=facts.failed,

@@ -116,6 +116,11 @@ def whole(body: bytes | FileBody) -> bytes:
     return body.read() if isinstance(body, FileBody) else body
 
 
+def span(body: bytes | FileBody, start: int, end: int) -> bytes:
+    """The bytes from ``start`` to ``end`` of a body (a frame's, say), read out of its file if it is there."""
+    return body.part(start, end).read() if isinstance(body, FileBody) else body[start:end]
+
+
 def contains(body: bytes | FileBody, needle: bytes) -> bool:
     """Whether ``needle`` occurs in the body (looked for piece by piece, across their joins)."""
     if not isinstance(body, FileBody):

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from a2a_capture import nesting
 from a2a_capture.a2a.grpc import VIEWS
 from a2a_capture.capture import grpc
+from a2a_capture.capture.body import FileBody, span
+from a2a_capture.capture.encoding import decode_content
 from a2a_capture.capture.models import Exchange, Message, Request, Response
 from a2a_capture.capture.notes import NEW_CONNECTION_AFTER_ERROR
+from a2a_capture.capture.sse import Event
 
 CUT = "…"
 
@@ -125,7 +129,7 @@ def listing(exchange: Exchange, *, whole: bool = False, extra_keys: set[str] | N
         out.lines += ["", CUT]
         out.moved.append(block.label)
         first = out.frames + 1
-        _stream(out, block.late_body, block.late_events, whole, extra_keys)
+        _stream(out, block.late_body, block.iter_late_events, whole, extra_keys)
         out.later.append((first, out.frames, block.label))
     if exchange.late_body and exchange.late_stream is not None and exchange not in (late or []):
         out.elsewhere = exchange.late_stream
@@ -183,16 +187,23 @@ def _message(out: Listing, message: Message, start: str, whole: bool, extra: set
     if message.is_grpc and message.grpc_frames is not None:
         _grpc(out, message, *grpc_call, whole, extra)
         return
-    if not message.body:
+    if not message.body_size:
         return
     out.lines.append("")
-    content = message.content
-    if content is not message.body:
-        out.lines.append(f"# (body decoded from {message.header('content-encoding')} for this listing)")
+    stream = isinstance(message, Response) and message.is_event_stream
+    encoding = message.header("content-encoding")
+    if stream and not encoding:  # its frames a window at a time, the body where it is kept (a large one in its file)
+        _stream(out, message.stored, message.iter_events, whole, extra)
+        return
+    body = message.body
+    content = decode_content(body, encoding)
+    if content is not body:
+        out.lines.append(f"# (body decoded from {encoding} for this listing)")
+    if stream:
+        _stream(out, content, message.iter_events, whole, extra)
+        return
     text = content.decode("utf-8", "replace")
-    if isinstance(message, Response) and message.is_event_stream:
-        _stream(out, content, message.events, whole, extra)
-    elif whole:
+    if whole:
         out.lines += text.splitlines()
     else:
         if out.layout:
@@ -520,13 +531,16 @@ def _add_ancestors(lines: list[str], index: int, depth: int, keep: set[int]) -> 
                 return
 
 
-def _stream(out: Listing, body: bytes, events, whole: bool, extra: set[str] | None) -> None:
-    """The frames of a stream, each with the notes written before it; long streams keep both ends."""
+def _stream(out: Listing, body: bytes | FileBody, events: Callable[[], Iterator[Event]], whole: bool,
+            extra: set[str] | None) -> None:
+    """The frames of a stream (``events()``: those of ``body``, one at a time), each with the notes written
+    before it; long streams keep both ends. The frames pass twice, once to count them, and only those shown
+    are read out of the body: a stream kept in its file is listed in the memory of a window."""
     first = out.frames
-    count = len(events)
+    count = sum(1 for _ in events())
     keep = set(range(count)) if whole or count <= 6 else {0, 1, 2, count - 2, count - 1}
     cut_open = False
-    for index, event in enumerate(events):
+    for index, event in enumerate(events()):
         number = first + index + 1
         if index not in keep:
             out.cut_frames.append(number)
@@ -539,7 +553,7 @@ def _stream(out: Listing, body: bytes, events, whole: bool, extra: set[str] | No
             out.lines.append(f"# {note}")
         if out.layout and not whole and event.at is not None:  # when it came, which the capture holds
             out.lines.append(f"# {_after(event.at)} after the request")
-        raw = body[event.start:event.end].decode("utf-8", "replace")
+        raw = span(body, event.start, event.end).decode("utf-8", "replace")
         frame = [line for line in raw.splitlines() if line.strip()]
         data = frame[0].removeprefix("data:").lstrip() if len(frame) == 1 and frame[0].startswith("data:") else ""
         laid = _laid_out(out, data) if data and not whole and out.layout else data

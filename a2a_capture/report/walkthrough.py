@@ -585,10 +585,10 @@ def _status_stamps(exchange) -> dict[tuple[str, str], float]:
     """Each (task, state) of an answer and its frames with the time its status says
     (`status.timestamp`), for a capture that recorded none of its own."""
     response = exchange.response
-    if response is None or not response.body:
+    if response is None or not response.body_size:
         return {}
-    if response.is_event_stream:
-        texts = [event.data for event in response.events if event.data]
+    if response.is_event_stream:  # the frames as they pass: a stream kept in its file is not read whole
+        texts = (event.data for event in response.iter_events() if event.data)
     else:
         texts = [response.content]
     stamps: dict[tuple[str, str], float] = {}
@@ -657,8 +657,8 @@ def _walk(reader: _Session, flagged: list[str], *, whole: bool, verbatim: bool,
             method=exchange.request.method, target=exchange.request.target,
             status=response.status if response is not None else None, events=events,
             grpc_status=grpc_status,
-            request_bytes=len(exchange.request.body),
-            response_bytes=len(response.body) if response is not None else None,
+            request_bytes=exchange.request.body_size,
+            response_bytes=response.body_size if response is not None else None,
             outcome=ending, round_trip=facts.round_trip, outcome_said=said, listing=text.text, note=note,
             findings=here, duration_ms=round(facts.duration * 1000, 1) if facts.duration is not None else None,
             webhook=exchange.webhook, failed=facts.failed,
