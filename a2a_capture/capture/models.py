@@ -58,6 +58,10 @@ class Message(_Model):
         reads it in the memory of a piece)."""
         return whole(self.stored)
 
+    @body.setter
+    def body(self, value: bytes) -> None:
+        self.stored = value
+
     @property
     def body_size(self) -> int:
         return len(self.stored)
