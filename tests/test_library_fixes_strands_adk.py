@@ -1,8 +1,9 @@
-"""The fixes findings name for Strands' A2AAgent, ADK's RemoteA2aAgent and pya2a's missing HTTP client
-(a2a_capture/analyze/libraries.py), each grounded as in tests/test_library_fixes.py: the stack's client
+"""The fixes findings name for Strands' A2AAgent, ADK's RemoteA2aAgent and pya2a's client (beyond those of
+tests/test_library_fixes.py; a2a_capture/analyze/libraries.py), each grounded as there: the stack's client
 (tests/stacks/NAME/client.py) makes the mistakes and each finding carries the library's fix; the same
 session with the fixes applied (tests/stacks/NAME/FIXED.py), recorded again through the real recorder in
-front of the same agents, has none of them.
+front of the same agents, has none of them. A fix that says the library has no call for it is held by a
+test that reads the pinned library.
 
 Neither Strands nor ADK says its name on the wire (both send python-httpx's User-Agent): they are known
 by their habits, as recorded from these clients. nodus-a2a-wire has no client of its own (its test drives
@@ -23,43 +24,52 @@ from tests.live import agent, free_port
 from tests.test_library_fixes import _session
 from tests.test_stacks_live import stack  # noqa: F401  (the fixture)
 
-#: (a key of HABITS, rule) -> (the stack whose client.py triggers it, the script of it that applies the fix)
-VERIFIED = {
-    ("strands", "connection-per-request"): ("strands", "fixed"),
-    ("strands", "input-required-abandoned"): ("strands", "fixed"),
-    ("strands", "card-refetch"): ("strands", "fixed"),
-    ("strands", "card-path"): ("strands", "fixed"),
-    ("google-adk", "card-refetch"): ("google_adk", "fixed"),
-    ("pya2a", "connection-per-request"): ("pya2a", "fixed_connection"),
+#: (a key of HABITS, rule) -> the session that applies its fix: (the stack whose client.py triggers it, the
+#: script of it that applies the fix, the agents both are run against)
+APPLIED = {
+    ("strands", "connection-per-request"): ("strands", "fixed", "a2a-sdk"),
+    ("strands", "input-required-abandoned"): ("strands", "fixed", "a2a-sdk"),
+    ("strands", "card-refetch"): ("strands", "fixed", "a2a-sdk"),
+    ("strands", "card-path"): ("strands", "fixed", "a2a-sdk"),
+    ("google-adk", "card-refetch"): ("google_adk", "fixed", "a2a-sdk+own"),
+    ("pya2a", "connection-per-request"): ("pya2a", "fixed_connection", "own"),
+    ("pya2a", "task-unknown"): ("pya2a", "fixed_v03", "a2a-sdk-0.3-stack"),
 }
-#: the agents each stack's client is run against, as its own test runs it: (a2a-sdk agent's name, streaming),
-#: or OWN: the stack's own agent
+#: fixes that say no change to the library applies (test_pya2a_has_no_call_for_them holds what they say
+#: of it), and the session whose client.py triggers them: there the finding carries them
+HELD = {("pya2a", "method-version-mismatch"): ("pya2a", "fixed_v03", "a2a-sdk-0.3-stack")}
+VERIFIED = {**APPLIED, **HELD}
+#: the agents a session runs against: (a2a-sdk agent's name, streaming), OWN (the stack's own agent), or
+#: (STACK, name): another stack's agent
 OWN = ("own", None)
-AGENTS = {"strands": [("runner", True), ("plain", False)], "google_adk": [("runner", True), ("plain", False), OWN],
-          "pya2a": [OWN]}
+STACK = "stack"
+AGENTS = {"a2a-sdk": [("runner", True), ("plain", False)], "a2a-sdk+own": [("runner", True), ("plain", False), OWN],
+          "own": [OWN], "a2a-sdk-0.3-stack": [(STACK, "a2a_sdk_03")]}
 
 
 @contextlib.contextmanager
-def _agents(name: str):
-    """The stack's agents, started once for the client's session and the fixed one."""
+def _agents(name: str, which: str, installed):
+    """The session's agents, started once for the client's session and the fixed one."""
     with contextlib.ExitStack() as running:
-        yield [running.enter_context(stacks.agent(name, free_port()) if (label, streaming) == OWN
-                                     else agent(label, streaming=streaming, push=False, v03=True))
-               for label, streaming in AGENTS[name]]
+        yield [running.enter_context(stacks.agent(name, free_port()) if (label, other) == OWN
+                                     else stacks.agent(installed(other), free_port()) if label == STACK
+                                     else agent(label, streaming=other, push=False, v03=True))
+               for label, other in AGENTS[which]]
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("name", sorted({where for where, _ in VERIFIED.values()}))
-def test_the_hinted_change_leaves_no_finding(tmp_path, stack, name):  # noqa: F811
-    """strands ~10 s, google_adk ~18 s, pya2a ~6 s (two recordings each, agents started once)."""
-    name = stack(name)
-    applied = {(library, rule): fixed for (library, rule), (where, fixed) in VERIFIED.items() if where == name}
-    [fixed] = set(applied.values())
+@pytest.mark.parametrize("session", sorted(set(VERIFIED.values())), ids="/".join)
+def test_the_hinted_change_leaves_no_finding(tmp_path, stack, session):  # noqa: F811
+    """strands ~10 s, google_adk ~15 s, pya2a ~5 s each (two recordings, agents started once)."""
+    name, fixed, which = session
+    stack(name)
+    applied = {pair for pair, where in APPLIED.items() if where == session}
+    held = {pair for pair, where in HELD.items() if where == session}
     rules = {rule for _, rule in applied}
-    with _agents(name) as upstreams:
+    with _agents(name, which, stack) as upstreams:
         before, _ = _session(tmp_path, name, "client", upstreams)
         after, printed = _session(tmp_path, name, fixed, upstreams)
-    for library, rule in applied:
+    for library, rule in applied | held:
         found = [f for f in before.findings if f.rule == rule]
         assert found, f"{name}'s client.py no longer triggers {rule}"
         said = f"; with {HABITS[library].name}: {HABITS[library].fixes[rule]}"
@@ -70,16 +80,24 @@ def test_the_hinted_change_leaves_no_finding(tmp_path, stack, name):  # noqa: F8
 
 
 @pytest.mark.live
-def test_pya2a_takes_no_http_client(stack):  # noqa: F811
-    """What its connection-per-request fix says of it: pya2a's A2AClient and A2ACardResolver, in the pinned
-    version, take no HTTP client (the fix is outside them). ~1 s."""
+def test_pya2a_has_no_call_for_them(stack):  # noqa: F811
+    """What its connection-per-request and method-version-mismatch fixes say of it, in the pinned version:
+    pya2a's A2AClient and A2ACardResolver take no HTTP client, and its request types fix 0.1's names. ~1 s."""
     name = stack("pya2a")
-    probe = ("import inspect, json; from a2a.client import A2ACardResolver, A2AClient; print(json.dumps("
-             "[list(inspect.signature(c.__init__).parameters) for c in (A2AClient, A2ACardResolver)]))")
+    probe = ("import inspect, json; from a2a.client import A2ACardResolver, A2AClient; "
+             "from a2a.types import SendTaskRequest, SendTaskStreamingRequest; print(json.dumps("
+             "[[list(inspect.signature(c.__init__).parameters) for c in (A2AClient, A2ACardResolver)], "
+             "[t.model_fields['method'].annotation.__args__ for t in (SendTaskRequest, SendTaskStreamingRequest)], "
+             "sorted(n for n in vars(A2AClient) if not n.startswith('_'))]))")
     done = subprocess.run([str(stacks.environment(name)), "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout) == [["self", "agent_card", "url"], ["self", "base_url", "agent_card_path"]]
-    assert "take no HTTP client" in HABITS["pya2a"].fixes["connection-per-request"]
+    assert json.loads(done.stdout) == [
+        [["self", "agent_card", "url"], ["self", "base_url", "agent_card_path"]],
+        [["tasks/send"], ["tasks/sendSubscribe"]],
+        ["cancel_task", "get_task", "get_task_callback", "send_task", "send_task_streaming", "set_task_callback"]]
+    fixes = HABITS["pya2a"].fixes
+    assert "take no HTTP client" in fixes["connection-per-request"]
+    assert "no change to its calls reaches" in fixes["method-version-mismatch"]
 
 
 #: sends as these libraries' clients made them (recorded through the recorder): the envelope, the method,

@@ -137,6 +137,13 @@ HABITS: dict[str, KnownByHabits] = {
                                   "its own), so no change to them keeps the connection: post the same requests "
                                   "(`SendTaskRequest(params=...).model_dump()`, read with `SendTaskResponse(**...)`) "
                                   "through one `httpx.AsyncClient` you keep",
+        "task-unknown": "`send_task(...)` and `send_task_streaming(...)` send the task id you propose, and the "
+                        "agent makes the task only if it answers with a `result` (not an `error`, nor a refused "
+                        "stream): call `client.get_task(...)` and `client.cancel_task(...)` only for such a task",
+        "method-version-mismatch": "pya2a speaks A2A 0.1 only: `tasks/send` and `tasks/sendSubscribe` are fixed in "
+                                   "its request types (`SendTaskRequest`, `SendTaskStreamingRequest`), so no change "
+                                   "to its calls reaches an agent of 0.2 or later: use a client of the agent's "
+                                   "version",
     }),
 }
 

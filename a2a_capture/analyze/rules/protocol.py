@@ -7,6 +7,7 @@ import fnmatch
 from a2a_capture.a2a import spec
 from a2a_capture.analyze.depends import INTERFACE, has_credentials
 from a2a_capture.analyze.findings import Hit, ref, rule
+from a2a_capture.analyze.libraries import library_fix
 
 
 def _matching_interfaces(call, session, loosely: bool = False):
@@ -93,8 +94,8 @@ def method_version_mismatch(call, session):
     where = "the interface it was sent to declares" if said == "interface" else \
         f"it was sent to an address the card ({ref(held.fetch, call)}) does not declare, whose {call.binding} " \
         "interfaces declare"
-    yield Hit(f"{name} is a {call.spelled_version} name, but {where} protocolVersion {versions}{instead}",
-              [held.fetch] if held else [],
+    yield Hit(f"{name} is a {call.spelled_version} name, but {where} protocolVersion {versions}{instead}"
+              f"{library_fix(call, 'method-version-mismatch', session)}", [held.fetch] if held else [],
               lenient=f"this agent accepts {call.spelled_version} names; an agent that follows its card "
                       "refuses them",
               cause=f"the card's {call.binding} interfaces at {call.agent} declare protocolVersion {versions}; this "
