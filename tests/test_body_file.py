@@ -4,6 +4,7 @@ same body, its frames the same frames, and the memory to read a stream follows i
 from __future__ import annotations
 
 import io
+import subprocess
 import tempfile
 import tracemalloc
 from pathlib import Path
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from a2a_capture.a2a.decode import decode
 from a2a_capture.capture import iter_exchanges, read_capture, read_capture_bytes, sse
 from a2a_capture.capture.body import FileBody, opened
+from a2a_capture.errors import CaptureFormatError
 
 _FRAME = (b'data: {"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {"taskId": "2fbb04b8-dd7f-4b93-b6f0-'
           b'49130185e74c", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}}\r\n\r\n')
@@ -92,25 +94,29 @@ def test_a_body_left_in_the_file_outlives_the_reader_and_the_path(tmp_path):
     assert exchange.response.body.count(b"\r\n\r\n") == 24_000
 
 
-def _decoded_peak(path: Path) -> int:
+def _frames(stream) -> list[int]:
+    """Each exchange's SSE frames, decoded as analyze decodes them, none kept."""
+    return [decode(exchange).events for exchange in iter_exchanges(stream)]
+
+
+def _peak(path: Path, piped: bool) -> int:
     tracemalloc.start()
     try:
-        for exchange in iter_exchanges(path):
-            call = decode(exchange)
-        assert call.events > 0
+        frames = _from_pipe(path, _frames) if piped else _frames(path)
+        assert frames[0] > 0
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
 
 
-@pytest.mark.parametrize("framed", [True, False])
-def test_reading_a_large_stream_takes_the_memory_of_a_window_not_of_the_stream(tmp_path, framed):
-    """A stream four times as long (4.4 MB, then 17.6 MB) costs the reader and decode about the same: the
-    body stays in the file and its frames pass a window at a time. What grows is decode's tally of the
-    states the frames show (a reference each, a few bytes a frame); held, the body alone would add 13 MB
-    (as it did before bodies stayed in their file: 18 MB and 71 MB)."""
-    small = _decoded_peak(_stream_capture(tmp_path / "small.http", 24_000, framed))
-    large = _decoded_peak(_stream_capture(tmp_path / "large.http", 96_000, framed))
+@pytest.mark.parametrize(("framed", "piped"), [(True, False), (False, True)], ids=["framed-file", "unframed-pipe"])
+def test_reading_a_large_stream_takes_the_memory_of_a_window_not_of_the_stream(tmp_path, framed, piped):
+    """A stream four times as long (4.3 MB, then 17 MB) costs the reader and decode about the same, from a file
+    or a pipe, framed by its length or not: the body stays in the file (or its copy) and its frames pass a window
+    at a time. What grows is decode's tally of the states the frames show (a reference each, a few bytes a
+    frame); held, the body alone would add 13 MB (before bodies stayed in their file: 6.4 -> 19.8 MB)."""
+    small = _peak(_stream_capture(tmp_path / "small.http", 24_000, framed), piped)
+    large = _peak(_stream_capture(tmp_path / "large.http", 96_000, framed), piped)
     # a few pieces of 1 MB: the reader's buffer (up to 4 as it searches for the end of an unframed body), a
     # window, the piece ahead
     assert large < 12_000_000, large
@@ -125,3 +131,58 @@ def test_a_stream_given_as_bytes_in_memory_is_read_as_before():
     stored = capture.exchanges[0].response.stored
     assert isinstance(stored, bytes) and stored == data
     assert opened(io.BytesIO(data)) is None
+
+
+def _from_pipe(path: Path, read=read_capture):
+    """``read`` of the capture at ``path`` through a pipe (which cannot seek), as `cat f | a2a-capture` gives it."""
+    with subprocess.Popen(["cat", str(path)], stdout=subprocess.PIPE) as cat:
+        try:
+            return read(cat.stdout)
+        finally:
+            cat.stdout.close()
+
+
+def _broken(path: Path, data: bytes) -> str:
+    path.write_bytes(data)
+    with pytest.raises(CaptureFormatError) as refused:
+        read_capture(path)
+    return str(refused.value)
+
+
+def _blocks(*bodies: tuple[bytes, int | None]) -> bytes:
+    """Blocks answered with these bodies, each with the Content-Length given (None: its own length)."""
+    blocks = []
+    for number, (body, length) in enumerate(bodies, 1):
+        blocks.append(b"### %d\nGET /x HTTP/1.1\nHost: a\n\nHTTP/1.1 200 OK\ncontent-type: text/plain\n"
+                      b"content-length: %d\n\n%s\n" % (number, len(body) if length is None else length, body))
+    return b"\n".join(blocks)
+
+
+@pytest.mark.parametrize("framed", [True, False])
+def test_a_large_body_from_a_pipe_is_copied_to_a_temporary_file_and_is_the_same(tmp_path, framed):
+    """From a pipe, a body too long for the buffer is copied to a temporary file as it is read (the pipe cannot
+    be read again) and kept there: the same exchanges as from the file."""
+    path = _stream_capture(tmp_path / "stream.http", 24_000, framed)
+    piped, from_file = _from_pipe(path), read_capture(path)
+    assert isinstance(piped.exchanges[0].response.stored, FileBody)
+    assert piped == from_file
+    assert list(piped.exchanges[0].response.iter_events()) == from_file.exchanges[0].response.events
+
+
+def test_a_stale_length_over_a_large_body_from_a_pipe_is_read_again_from_the_copy(tmp_path):
+    """A documentation capture's Content-Length larger than its body: the reader takes that many bytes, finds
+    no end there and goes back; from a pipe, to the bytes it copied. The same as from the file, and from bytes."""
+    path = tmp_path / "stale.http"
+    path.write_bytes(_blocks((b"x" * 3_000_000, 4_500_000), (b"y" * 2_000_000, None)))
+    piped, from_file, in_memory = _from_pipe(path), read_capture(path), read_capture_bytes(path.read_bytes())
+    assert piped == from_file == in_memory
+    assert [exchange.response.body_size for exchange in piped.exchanges] == [3_000_000, 2_000_000]
+
+
+def test_a_capture_cut_inside_a_large_body_says_so_from_a_pipe_as_from_the_file(tmp_path):
+    data = _blocks((b"x" * 3_000_000, None)).replace(b"### 1\n", b"### 1\n#@ response-body: 5000000 bytes\n")
+    said = _broken(tmp_path / "cut.http", data)
+    assert "5000000 bytes of body" in said and "the end of the file after 3000001 bytes" in said
+    with pytest.raises(CaptureFormatError) as piped:
+        _from_pipe(tmp_path / "cut.http")
+    assert str(piped.value).replace("<capture>", str(tmp_path / "cut.http")) == said  # a pipe has no path

@@ -169,6 +169,10 @@ class Spill:
             view = view[written:]
             self._size += written
 
+    def read(self, start: int, size: int) -> bytes:
+        """What was written at ``start`` (a broken capture's tail, read back into the reader's buffer)."""
+        return FileBody(self._file, start, size).read()
+
     def body(self, start: int) -> FileBody:
         """The body written since ``start``."""
         return FileBody(self._file, start, self._size - start)

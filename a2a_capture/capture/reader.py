@@ -460,7 +460,8 @@ def open_capture(source: str | os.PathLike | BinaryIO) -> CaptureReader:
             raise CaptureFormatError("a readable capture file", path=path,
                                      found=error.strerror or str(error)) from None
         return CaptureReader(stream, path)
-    return CaptureReader(source, getattr(source, "name", None))
+    name = getattr(source, "name", None)  # a pipe's is its descriptor's number: no path
+    return CaptureReader(source, name if isinstance(name, str) else None)
 
 
 def iter_exchanges(source: str | os.PathLike | BinaryIO) -> Iterator[Exchange]:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import BinaryIO
 
-from a2a_capture.capture.body import FileBody, opened, whole
+from a2a_capture.capture.body import FileBody, Spill, opened, whole
 from a2a_capture.errors import CaptureFormatError
 
 CHUNK = 1 << 20
@@ -40,6 +40,9 @@ class Source:
         #: is then left in the file (``take``), never copied through the buffer
         self.origin = _seekable_at(stream)
         self._file = None  # what the bodies left in the file read it by (made for the first of them)
+        #: a pipe's: where the bodies too long for the buffer are copied as they are read (made for the first)
+        self._spill: Spill | None = None
+        self._spilled = (0, 0)  # where the last body ``take`` copied there starts, in the stream and in the spill
 
     def fill(self) -> bool:
         """Read one more chunk; False at the end of the file."""
@@ -102,7 +105,12 @@ class Source:
 
     def back_to(self, mark: tuple[int, int]) -> None:
         if mark[0] < self.dropped:  # ``take`` read past the buffer from there: read again from the file
-            self._restart_at(mark[0])
+            if self.origin is not None:
+                self._restart_at(mark[0])
+            else:  # a pipe: what ``take`` copied to the spill file since the mark, back in the buffer
+                file_start, spill_start = self._spilled
+                self.buf = self._spill.read(spill_start + mark[0] - file_start, self.dropped - mark[0]) + self.buf
+                self.dropped = mark[0]
         self.pos, self.line = mark[0] - self.dropped, mark[1]
         self.kept = None
 
@@ -111,8 +119,8 @@ class Source:
 
     def take(self, size: int) -> bytes | FileBody | None:
         """Exactly ``size`` bytes, or None if the file ends first."""
-        if size - (len(self.buf) - self.pos) > self.chunk_size and self.origin is not None:
-            return self._take_from_file(size)
+        if size - (len(self.buf) - self.pos) > self.chunk_size:
+            return self._take_from_file(size) if self.origin is not None else self._take_to_spill(size)
         while len(self.buf) - self.pos < size:
             if not self.fill():
                 return None
@@ -140,6 +148,32 @@ class Source:
         self.dropped += size
         return data
 
+    def _take_to_spill(self, size: int) -> FileBody | None:
+        """``take`` for more than the buffer holds from a pipe, which cannot be read again: the body copied to the
+        spill file a chunk at a time as it is read (its lines counted), and left there; the buffer starts again
+        after it. At the end of the file first, the buffer holds what is left of it, as ``take`` would leave it."""
+        spill = self._spill = self._spill or Spill()
+        start, line = spill.start(), self.line
+        self._spilled = (self.dropped + self.pos, start)  # where a mark before the body finds its bytes
+        held = self.buf[self.pos:]
+        spill.write(held)
+        self.line += held.count(b"\n")
+        self.dropped += len(self.buf)
+        self.buf, self.pos = b"", 0
+        left = size - len(held)
+        while left:
+            chunk = self.stream.read(min(left, self.chunk_size))
+            if not chunk:  # the end of the file first (a broken capture): what there is, back in the buffer
+                self.eof, self.line = True, line
+                self.buf = spill.read(start, size - left)
+                self.dropped -= len(self.buf)
+                return None
+            spill.write(chunk)
+            self.line += chunk.count(b"\n")
+            self.dropped += len(chunk)
+            left -= len(chunk)
+        return spill.body(start)
+
     def _in_file(self, start: int, size: int) -> FileBody | None:
         """The ``size`` bytes at ``start`` (in the file, from where the reader began) as a body left there, if the
         stream is a file's and holds them all; else None."""
@@ -166,6 +200,7 @@ class Source:
         held once, not copied each time the buffer grows."""
         start = self.dropped + self.pos  # where the run starts in the file
         offset = 0  # where to search from, relative to the position (the buffer may move)
+        spilled = None  # from a pipe: where the run starts in the spill file, once it is written there
         while True:
             match = pattern.search(self.buf, self.pos + offset)
             if match is not None:
@@ -177,8 +212,14 @@ class Source:
                 offset = max(0, len(self.buf) - self.pos - 64)
                 while offset and self.buf[self.pos + offset - 1] in b"\r\n":
                     offset -= 1  # a match starts at the first line end of a run (syntax._ends)
-            if offset > 2 * self.chunk_size and self.origin is not None and self.kept is None:
-                # searched: the buffer may let it go (the two bytes before, for the pattern's look behind)
+            if offset > 2 * self.chunk_size and self.kept is None:
+                # searched: the buffer may let it go (the two bytes before, for the pattern's look behind); from a
+                # pipe, which cannot be read again, to the spill file
+                if self.origin is None:
+                    if spilled is None:
+                        self._spill = self._spill or Spill()
+                        spilled = self._spill.start()
+                    self._spill.write(memoryview(self.buf)[self.pos:self.pos + offset - 2])
                 self.skip(offset - 2)
                 offset = 2
             if not self.fill():
@@ -194,6 +235,14 @@ class Source:
         # read from where it starts, in one piece, or left in the file (at the end of the file, to where the
         # buffer's tail says)
         cut = None if match is not None else trim(self.buf, False)
+        if spilled is not None:  # from a pipe: the rest of it to the spill file, and left there
+            self._spill.write(memoryview(self.buf)[self.pos:end if cut is None else cut])
+            self.skip(after - self.pos)
+            run = self._spill.body(spilled)
+            if match is None and cut is None:
+                run = whole(run)
+                run = run[:trim(run, True)]
+            return run, match is not None
         self.skip(after - self.pos)  # its lines counted
         end, after = self.dropped + (end if cut is None else cut), self.dropped + after
         run = self._in_file(start, end - start)
