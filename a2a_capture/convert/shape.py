@@ -13,11 +13,24 @@ from a2a_capture.capture import syntax
 class ShapeError(ValueError):
     """A member is missing or of the wrong type: ``path`` says which, ``expected`` what it should be."""
 
-    def __init__(self, path: str, expected: str, found: str, wrong_kind: bool = True) -> None:
+    def __init__(self, path: Path, expected: str, found: str, wrong_kind: bool = True) -> None:
         #: the value is not of the kind expected at all (so another choice of a OneOf may fit it)
         self.wrong_kind = wrong_kind
-        self.path, self.expected, self.found = path, expected, found
-        super().__init__(f"{path}: expected {expected}, found {found}")
+        self.path, self.expected, self.found = path_text(path), expected, found
+        super().__init__(f"{self.path}: expected {expected}, found {found}")
+
+
+#: where a value is: its JSON path as text ("$", "$.log.entries[3]"), or (the path of the object or list
+#: holding it, its member's name or its index), as a check goes down: written out only when an error names it
+Path = str | tuple
+
+
+def path_text(path: Path) -> str:
+    """A ``Path`` written out: ``$.log.entries[3].request``."""
+    if isinstance(path, str):
+        return path
+    holder, step = path
+    return f"{path_text(holder)}[{step}]" if isinstance(step, int) else member(path_text(holder), step)
 
 
 @dataclass(frozen=True)
@@ -25,7 +38,7 @@ class Leaf:
     types: tuple[type, ...]
     name: str
 
-    def check(self, value, path: str) -> None:
+    def check(self, value, path: Path) -> None:
         if not isinstance(value, self.types) or (isinstance(value, bool) and bool not in self.types):
             raise ShapeError(path, self.name, describe(value))
 
@@ -38,7 +51,7 @@ class OneOf:
     def name(self) -> str:
         return " or ".join(choice.name for choice in self.choices)
 
-    def check(self, value, path: str) -> None:
+    def check(self, value, path: Path) -> None:
         for choice in self.choices:
             if choice is NULL and value is None:
                 return
@@ -47,7 +60,7 @@ class OneOf:
                 choice.check(value, path)
                 return
             except ShapeError as error:
-                if error.path != path or not error.wrong_kind:  # the right kind of value, wrong inside
+                if error.path != path_text(path) or not error.wrong_kind:  # the right kind of value, wrong inside
                     raise
         raise ShapeError(path, self.name, describe(value))
 
@@ -58,15 +71,15 @@ class Obj:
     required: frozenset = frozenset()
     name: str = "an object"
 
-    def check(self, value, path: str) -> None:
+    def check(self, value, path: Path) -> None:
         if not isinstance(value, dict):
             raise ShapeError(path, self.name, describe(value))
         for key in self.required:
             if key not in value:
-                raise ShapeError(member(path, key), self.members[key].name, "no such member")
+                raise ShapeError((path, key), self.members[key].name, "no such member")
         for key, schema in self.members.items():
             if key in value:
-                schema.check(value[key], member(path, key))
+                schema.check(value[key], (path, key))
 
 
 @dataclass(frozen=True)
@@ -77,11 +90,11 @@ class ListOf:
     def name(self) -> str:
         return "a list"
 
-    def check(self, value, path: str) -> None:
+    def check(self, value, path: Path) -> None:
         if not isinstance(value, list | tuple):
             raise ShapeError(path, f"a list, each item {self.item.name}", describe(value))
         for index, item in enumerate(value):
-            self.item.check(item, f"{path}[{index}]")
+            self.item.check(item, (path, index))
 
 
 @dataclass(frozen=True)
@@ -93,11 +106,11 @@ class Pair:
     def name(self) -> str:
         return f"a pair [{self.first.name}, {self.second.name}]"
 
-    def check(self, value, path: str) -> None:
+    def check(self, value, path: Path) -> None:
         if not isinstance(value, list | tuple) or len(value) != 2:
             raise ShapeError(path, self.name, describe(value))
-        self.first.check(value[0], f"{path}[0]")
-        self.second.check(value[1], f"{path}[1]")
+        self.first.check(value[0], (path, 0))
+        self.second.check(value[1], (path, 1))
 
 
 @dataclass(frozen=True)
@@ -107,13 +120,13 @@ class MapOf:
     value: object
     name: str = "an object keyed by numbers"
 
-    def check(self, value, path: str) -> None:
+    def check(self, value, path: Path) -> None:
         if not isinstance(value, dict):
             raise ShapeError(path, self.name, describe(value))
         for key, item in value.items():
             if not isinstance(key, str) or not key.isascii() or not key.isdigit() or len(key) > 9:
-                raise ShapeError(member(path, str(key)), "a key that is a number", repr(key)[:40])
-            self.value.check(item, member(path, key))
+                raise ShapeError((path, str(key)), "a key that is a number", repr(key)[:40])
+            self.value.check(item, (path, key))
 
 
 @dataclass(frozen=True)
@@ -123,7 +136,7 @@ class Text:
 
     name: str = "a string"
 
-    def check(self, value, path: str) -> None:
+    def check(self, value, path: Path) -> None:
         if not isinstance(value, str):
             raise ShapeError(path, self.name, describe(value))
         if not value.isascii():
@@ -145,7 +158,7 @@ class Matching:
     pattern: object  # a compiled regular expression, for str or for bytes
     name: str
 
-    def check(self, value, path: str) -> None:
+    def check(self, value, path: Path) -> None:
         if not isinstance(value, type(self.pattern.pattern)):
             raise ShapeError(path, self.name, describe(value))
         if isinstance(value, str):
@@ -211,7 +224,7 @@ class Range:
     name: str
     integer: bool = False
 
-    def check(self, value, path: str) -> None:
+    def check(self, value, path: Path) -> None:
         kinds = int if self.integer else int | float
         if isinstance(value, bool) or not isinstance(value, kinds) or not self.low <= value <= self.high:
             raise ShapeError(path, self.name, describe(value))
@@ -223,11 +236,11 @@ class Address:
 
     name: str = "an address [host, port]"
 
-    def check(self, value, path: str) -> None:
+    def check(self, value, path: Path) -> None:
         if not isinstance(value, list | tuple) or len(value) not in (2, 4):
             raise ShapeError(path, self.name, describe(value))
-        STRING.check(value[0], f"{path}[0]")
-        PORT.check(value[1], f"{path}[1]")
+        STRING.check(value[0], (path, 0))
+        PORT.check(value[1], (path, 1))
 #: the N of `### N` (the capture's reader takes any digits; 0 included)
 EXCHANGE_NUMBER = Range(0, float("inf"), "an exchange number (an integer, 0 or more)", integer=True)
 PORT = Range(0, 65535, "a port (0 to 65535)")
