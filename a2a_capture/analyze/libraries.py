@@ -145,6 +145,21 @@ HABITS: dict[str, KnownByHabits] = {
                                    "to its calls reaches an agent of 0.2 or later: use a client of the agent's "
                                    "version",
     }),
+    # fasta2a's A2AClient (pydantic's; recorded from 2.1.1): TypedDict dumps, `jsonrpc` first, `str(uuid4())`
+    # ids but `id: null` in its polls, its own Content-Type header before httpx's Content-Length, 0.3 names
+    "fasta2a": KnownByHabits(
+        "fasta2a's A2AClient (likely, by its habits: `jsonrpc` first, Content-Type before Content-Length, "
+        "0.3 names; as fasta2a 2.1.1 sends them)",
+        Habits("python-httpx", "jsonrpc", frozenset({"uuid", "null"}), "type, length", frozenset({"0.3"})), {
+        "poll-terminal": "the events `client.stream_message(...)` yields carry the task's state "
+                         "(`event['result']['status_update']['status']['state']`); call `client.get_task(task_id)` "
+                         "only while it is not terminal",
+        "method-version-mismatch": "its methods spell every call in 0.3 whatever the card declares (`message/send`, "
+                                   "`message/stream`, `tasks/get` are fixed in them): to a 1.0 interface, post the "
+                                   "1.0 name with `A2A-Version: 1.0` through the client's own `http_client` "
+                                   "(`client.http_client.post('/', json={'jsonrpc': '2.0', 'id': ..., 'method': "
+                                   "'SendMessage', 'params': ...}, headers={'A2A-Version': '1.0'})`)",
+    }),
 }
 
 _SENDS = frozenset({"SendMessage", "SendStreamingMessage"})

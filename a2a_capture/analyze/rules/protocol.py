@@ -186,7 +186,8 @@ def interface_undeclared(call, session):
         cause = (f"the card's HTTP+JSON url {url} ends in /{segment}, which the routes add again; this client "
                  f"leaves the url's /{segment} out and adds /{segment}/… routes itself")
     yield Hit(f"{call.binding} call to {call.agent}{where}, which the card ({ref(held.fetch, call)}) does not "
-              f"declare; it declares {'; '.join(declared)}", [held.fetch], cause=cause)
+              f"declare; it declares {'; '.join(declared)}{library_fix(call, 'interface-undeclared', session)}",
+              [held.fetch], cause=cause)
 
 
 def _url_doubling(call, session, below: bool) -> tuple[str, str] | None:

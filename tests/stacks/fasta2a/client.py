@@ -4,9 +4,10 @@
 
 fasta2a's client fetches the card and then speaks 0.3 method names (message/stream, tasks/get,
 message/send) to the interface the card declares, whatever version it declares, without
-A2A-Version. It streams a message; when the stream named a task, it polls that task once more;
-then it sends another message. Prints {"task": id or null, "answers": [...]} at the end (for a
-call the agent refused: its HTTP status).
+A2A-Version. It streams a message, sends another, then, when the stream named a task, polls that
+task once more: the stream had shown it completed a whole round trip before, whatever the load.
+Prints {"task": id or null, "answers": [...]} at the end (for a call the agent refused: its HTTP
+status).
 """
 
 from __future__ import annotations
@@ -47,12 +48,12 @@ async def session(base: str) -> dict:
     tasks = {task_of(event) for event in events} - {None}
     task = tasks.pop() if tasks else None
     answers = [sorted(event) for event in events]
-    if task is not None:
-        answers.append(sorted(await client.get_task(task)))                            # tasks/get, task ended
     try:
         answers.append(sorted(await client.send_message(message("question"))))        # message/send
     except UnexpectedResponseError as error:
         answers.append(error.status_code)
+    if task is not None:
+        answers.append(sorted(await client.get_task(task)))                            # tasks/get, task ended
     await client.http_client.aclose()
     return {"task": task, "answers": answers}
 

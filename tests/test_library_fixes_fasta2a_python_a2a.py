@@ -1,0 +1,65 @@
+"""The fixes findings name for fasta2a's and python-a2a's clients (a2a_capture/analyze/libraries.py HABITS),
+each grounded as tests/test_library_fixes.py grounds the others: the stack's client (tests/stacks/NAME/client.py)
+makes the mistakes and their findings carry the library's fix; each fixed script there (fixed*.py) is the
+same session with a fix applied, recorded again through the real recorder in front of the same agent
+(started once for all), and has no such finding. One recording per script: fasta2a's four exchanges each."""
+
+from __future__ import annotations
+
+import pytest
+
+from a2a_capture.a2a.call import Call
+from a2a_capture.a2a.jsonrpc import _SPELLINGS
+from a2a_capture.analyze.libraries import HABITS, known_by_habits
+from tests import stacks
+from tests.live import free_port
+from tests.test_library_fixes import TYPE_LENGTH, _session
+from tests.test_stacks_live import stack  # noqa: F401  (the fixture)
+
+#: (HABITS key, rule) -> (the stack whose client.py triggers it, the script there that applies the fix)
+VERIFIED = {
+    ("fasta2a", "poll-terminal"): ("fasta2a", "fixed"),
+    ("fasta2a", "method-version-mismatch"): ("fasta2a", "fixed_v1"),
+}
+#: the stack whose agent each stack's client and fixed scripts talk to
+AGENT = {"fasta2a": "fasta2a"}
+
+#: the calls of these clients as recorded through the recorder from their stacks' client.py
+RECORDED = [
+    ("fasta2a", TYPE_LENGTH, {"jsonrpc": "2.0", "id": "1b57ecc5-3399-42bf-9dcc-f3d05a258e73"}, "message/stream",
+     {"message": {}}),
+    ("fasta2a", TYPE_LENGTH, {"jsonrpc": "2.0", "id": None}, "tasks/get", {"id": "t"}),  # its polls: a null id
+    (None, TYPE_LENGTH, {"jsonrpc": "2.0", "id": None}, "GetTask", {"id": "t"}),  # 1.0 names are not its
+]
+
+
+@pytest.mark.parametrize(("library", "headers", "envelope", "method", "params"), RECORDED)
+def test_the_client_is_known_by_the_habits_recorded_from_it(library, headers, envelope, method, params):
+    operation, version, _ = _SPELLINGS[method]
+    call = Call(1, "1", kind="jsonrpc", headers=headers, rpc_method=method, operation=operation,
+                spelled_version=version, params=params, request_json={**envelope, "method": method, "params": params})
+    assert known_by_habits(call) == library
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("name", sorted(AGENT))
+def test_each_hinted_change_leaves_no_finding(tmp_path, stack, name):  # noqa: F811
+    name = stack(name)
+    fixes = {}  # script -> the rules it fixes
+    for (_, rule), (where, script) in VERIFIED.items():
+        if where == name:
+            fixes.setdefault(script, set()).add(rule)
+    [library] = {library for (library, _), (where, _) in VERIFIED.items() if where == name}
+    with stacks.agent(stack(AGENT[name]), free_port()) as upstream:
+        before, _ = _session(tmp_path, name, "client", [upstream])
+        after = {script: _session(tmp_path, name, script, [upstream]) for script in fixes}
+    fired = {finding.rule for finding in before.findings}
+    for rule in set().union(*fixes.values()):
+        found = [f for f in before.findings if f.rule == rule]
+        assert found, f"{name}'s client.py no longer triggers {rule}"
+        assert all(f"with {HABITS[library].name}: " in f.message for f in found), found
+    for script, (analysis, printed) in after.items():
+        assert printed.get("answers") and printed.get("task"), (script, printed)
+        left = {finding.rule for finding in analysis.findings}
+        assert not left & fixes[script], (script, [(f.number, f.rule) for f in analysis.findings])
+        assert left <= fired - fixes[script], (script, left)
