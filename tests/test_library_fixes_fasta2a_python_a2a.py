@@ -2,7 +2,7 @@
 each grounded as tests/test_library_fixes.py grounds the others: the stack's client (tests/stacks/NAME/client.py)
 makes the mistakes and their findings carry the library's fix; each fixed script there (fixed*.py) is the
 same session with a fix applied, recorded again through the real recorder in front of the same agent
-(started once for all), and has no such finding. One recording per script: fasta2a's four exchanges each."""
+(started once for all), and has no such finding. One recording per script, of a few exchanges each."""
 
 from __future__ import annotations
 
@@ -20,12 +20,25 @@ from tests.test_stacks_live import stack  # noqa: F401  (the fixture)
 VERIFIED = {
     ("fasta2a", "poll-terminal"): ("fasta2a", "fixed"),
     ("fasta2a", "method-version-mismatch"): ("fasta2a", "fixed_v1"),
+    ("python-a2a", "card-path"): ("python_a2a", "fixed"),
+    ("python-a2a", "interface-undeclared"): ("python_a2a", "fixed"),
+    ("python-a2a", "method-version-mismatch"): ("python_a2a", "fixed"),
+    ("python-a2a", "connection-per-request"): ("python_a2a", "fixed"),
 }
-#: the stack whose agent each stack's client and fixed scripts talk to
-AGENT = {"fasta2a": "fasta2a"}
+#: the stack whose agent each stack's client and fixed scripts talk to: python-a2a's own agent does not
+#: answer message/send at the url its card declares (it serves 0.1's tasks/send at /tasks/send), so its
+#: client is recorded in front of a2a-sdk 0.3's, which also serves the card at 0.2's path: client.py
+#: gets a card there and makes every mistake its own session makes, the guesses then answered 404
+AGENT = {"fasta2a": "fasta2a", "python_a2a": "a2a_sdk_03"}
 
+REQUESTS = [("User-Agent", "python-requests/2.34.2"), ("Accept-Encoding", "gzip, deflate"), ("Accept", "*/*"),
+            ("Connection", "keep-alive"), ("Content-Type", "application/json"), ("Content-Length", "99")]
 #: the calls of these clients as recorded through the recorder from their stacks' client.py
 RECORDED = [
+    ("python-a2a", REQUESTS, {"jsonrpc": "2.0", "id": 1}, "tasks/send", {"id": "t", "message": {}}),
+    ("python-a2a", REQUESTS, {"jsonrpc": "2.0", "id": 1}, "message/send", {"message": {}}),
+    (None, [*REQUESTS[:-2], *REQUESTS[:-3:-1]], {"jsonrpc": "2.0", "id": 1}, "tasks/send",
+     {"id": "t", "message": {}}),  # `requests.post(json=...)` alone: Content-Length first
     ("fasta2a", TYPE_LENGTH, {"jsonrpc": "2.0", "id": "1b57ecc5-3399-42bf-9dcc-f3d05a258e73"}, "message/stream",
      {"message": {}}),
     ("fasta2a", TYPE_LENGTH, {"jsonrpc": "2.0", "id": None}, "tasks/get", {"id": "t"}),  # its polls: a null id
@@ -38,6 +51,19 @@ def test_the_client_is_known_by_the_habits_recorded_from_it(library, headers, en
     operation, version, _ = _SPELLINGS[method]
     call = Call(1, "1", kind="jsonrpc", headers=headers, rpc_method=method, operation=operation,
                 spelled_version=version, params=params, request_json={**envelope, "method": method, "params": params})
+    assert known_by_habits(call) == library
+
+
+#: python-a2a's card GET, as recorded: its client's own Content-Type (and Accept) on a request without a body
+CARD_GET = [("Host", "127.0.0.1:1"), ("User-Agent", "python-requests/2.34.2"), ("Accept-Encoding", "gzip, deflate"),
+            ("Accept", "application/json"), ("Connection", "keep-alive"), ("Content-Type", "application/json")]
+
+
+@pytest.mark.parametrize(("library", "headers"), [("python-a2a", CARD_GET), (None, CARD_GET[:-1]),
+                                                  (None, [*CARD_GET[:1], ("User-Agent", "python-httpx/0.28.1"),
+                                                          *CARD_GET[2:]])])
+def test_a_card_fetch_is_known_by_its_headers(library, headers):
+    call = Call(1, "1", kind="card", method="GET", path="/.well-known/agent.json", headers=headers)
     assert known_by_habits(call) == library
 
 
@@ -59,7 +85,7 @@ def test_each_hinted_change_leaves_no_finding(tmp_path, stack, name):  # noqa: F
         assert found, f"{name}'s client.py no longer triggers {rule}"
         assert all(f"with {HABITS[library].name}: " in f.message for f in found), found
     for script, (analysis, printed) in after.items():
-        assert printed.get("answers") and printed.get("task"), (script, printed)
+        assert printed.get("task") and (printed.get("answers") or printed.get("reply")), (script, printed)
         left = {finding.rule for finding in analysis.findings}
         assert not left & fixes[script], (script, [(f.number, f.rule) for f in analysis.findings])
         assert left <= fired - fixes[script], (script, left)

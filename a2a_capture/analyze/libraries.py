@@ -5,11 +5,12 @@ Tables, not code: a finding on a call whose User-Agent names a library below add
 to the rule's fix. Libraries that send a generic User-Agent (python-httpx, python-requests) are known by
 the habits their clients were recorded with (tests/stacks/): the JSON-RPC envelope's key order and id
 shape, the order of the body headers, and in the messages they send, the messageIds' shape and the marks
-on their parts; such a name says "likely". A card fetch has no envelope: it is named by the latest A2A
-call to the same agent (``Session.client_library``).
-Each fix is grounded: tests/test_library_fixes.py (and tests/test_library_fixes_strands_adk.py) applies it
-to the library's client in tests/stacks/ and shows the finding gone; a rule no test has applied a fix for
-keeps its generic fix.
+on their parts; such a name says "likely". A card fetch has no envelope: it is named by its headers where
+a library's are its own (``Habits.card_headers``), else by the latest A2A call to the same agent
+(``Session.client_library``).
+Each fix is grounded: tests/test_library_fixes.py (and tests/test_library_fixes_strands_adk.py,
+tests/test_library_fixes_fasta2a_python_a2a.py) applies it to the library's client in tests/stacks/ and
+shows the finding gone; a rule no test has applied a fix for keeps its generic fix.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class Habits(NamedTuple):
     #: the metadata keys it puts on every part of the user's it sends (ADK's: `is_user_input`): only its sends
     #: tell them (a poll of a2a-sdk 1.x's, with no parts, is not ADK's); None: none needed
     part_marks: frozenset[str] | None = None
+    #: the request headers its card fetches send, by name in order (Host left out); None: not known by them
+    card_headers: tuple[str, ...] | None = None
 
 
 class KnownByHabits(NamedTuple):
@@ -160,6 +163,32 @@ HABITS: dict[str, KnownByHabits] = {
                                    "(`client.http_client.post('/', json={'jsonrpc': '2.0', 'id': ..., 'method': "
                                    "'SendMessage', 'params': ...}, headers={'A2A-Version': '1.0'})`)",
     }),
+    # python-a2a's A2AClient (recorded from 0.5.10): `requests.post(json=...)` of a dict literal, `jsonrpc` first,
+    # id 1, its own Content-Type header before requests' Content-Length, and that Content-Type on its card GETs
+    # too; 0.1's tasks/send and, once its guesses failed, 0.3's message/send. It has no way to any of the fixes
+    # below (the paths, endpoints and names are fixed in its code): each names what it does, and the way round
+    "python-a2a": KnownByHabits(
+        "python-a2a's A2AClient (likely, by its habits: python-requests, `jsonrpc` first, id 1, a Content-Type "
+        "on its card GET; as python-a2a 0.5.10 sends them)",
+        Habits("python-requests", "jsonrpc", frozenset({"int"}), "type, length", frozenset({"0.1", "0.3"}),
+               card_headers=("user-agent", "accept-encoding", "accept", "connection", "content-type")), {
+        "card-path": "`A2AClient(url)` asks for the card at /.well-known/agent.json, /agent.json and "
+                     "/a2a/agent.json as it is made (`_fetch_agent_card`; no argument changes them): for a 0.3 or "
+                     "1.0 agent make no A2AClient, and read the card at /.well-known/agent-card.json "
+                     "(`requests.Session().get(f'{url}/.well-known/agent-card.json').json()`)",
+        "interface-undeclared": "`client.send_message(...)` posts tasks/send to `{url}/tasks/send`, then "
+                                "`{url}/a2a/tasks/send` and more guesses, before anything to the url itself, "
+                                "whatever the card declares (`send_message`, `_send_task`): post to the card's `url` "
+                                "(`session.post(card['url'], json=...)`)",
+        "method-version-mismatch": "`client.send_message(...)` sends 0.1's `tasks/send`, and 0.3's `message/send` "
+                                   "only after all its guesses failed, in its Google-format mode: send "
+                                   "`message/send` to the card's `url` with the message `Message(...).to_google_a2a()` "
+                                   "gives, its `metadata['message_id']` as `messageId` (as A2AClient's own "
+                                   "message/send does)",
+        "connection-per-request": "it calls `requests.get` and `requests.post` afresh for every request (no "
+                                  "`requests.Session`, and it takes none): make the calls through one "
+                                  "`requests.Session()`",
+    }),
 }
 
 _SENDS = frozenset({"SendMessage", "SendStreamingMessage"})
@@ -194,10 +223,13 @@ for _key, _known in HABITS.items():
 
 
 def known_by_habits(call) -> str | None:
-    """The HABITS key of the library whose habits a JSON-RPC call shows, if it is one's alone (a poll
-    by a2a-sdk 0.3 and by 0.2 look the same: the session tells them by an earlier send). The engine
-    names each call's so once (``Call.client_library``), for the rules and the session."""
+    """The HABITS key of the library whose habits a JSON-RPC call (or a card fetch, by its headers) shows,
+    if it is one's alone (a poll by a2a-sdk 0.3 and by 0.2 look the same: the session tells them by an
+    earlier send). The engine names each call's so once (``Call.client_library``), for the rules and the
+    session."""
     body = call.request_json
+    if call.kind == "card":
+        return _known_by_card_headers(call)
     if call.kind != "jsonrpc" or not isinstance(body, dict) or not body:
         return None
     product, first_key = (call.header("user-agent") or "").split("/", 1)[0].lower(), next(iter(body))
@@ -211,6 +243,21 @@ def known_by_habits(call) -> str | None:
     seen = Habits(product, first_key, frozenset({shape}), _body_headers(call) or "",
                   frozenset({call.spelled_version}), configured, message_ids, _part_marks(message))
     matches = [key for key, habits in candidates if _fits(habits, seen)]
+    return matches[0] if len(matches) == 1 else None
+
+
+#: HABITS whose card fetches are known by their headers (python-a2a's), by the User-Agent product
+_BY_CARD_HEADERS: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+for _key, _known in HABITS.items():
+    if _known.habits.card_headers is not None:
+        _BY_CARD_HEADERS.setdefault((_known.habits.user_agent, _known.habits.card_headers), []).append(_key)
+
+
+def _known_by_card_headers(call) -> str | None:
+    """The HABITS key of the one library whose card fetches send the call's request headers, in order."""
+    product = (call.header("user-agent") or "").split("/", 1)[0].lower()
+    names = tuple(name.lower() for name, _ in call.headers if name.lower() != "host")
+    matches = _BY_CARD_HEADERS.get((product, names), ())
     return matches[0] if len(matches) == 1 else None
 
 

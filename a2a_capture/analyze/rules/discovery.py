@@ -66,7 +66,8 @@ def card_path(call, session):
     outcome = f"answered {call.status}" if call.status else "unanswered"
     right = session.card_at_right_path(call.agent)
     related = [right] if right else []
-    yield Hit(f"card requested at {call.path} ({outcome}); A2A 0.3 and 1.0 serve it at {spec.CARD_PATH}", related)
+    yield Hit(f"card requested at {call.path} ({outcome}); A2A 0.3 and 1.0 serve it at {spec.CARD_PATH}"
+              f"{library_fix(call, 'card-path', session)}", related)
 
 
 def _probe_past_0_2(call, session):
