@@ -12,24 +12,42 @@ from a2a_capture.a2a.call import Call
 from a2a_capture.a2a.jsonrpc import _SPELLINGS
 from a2a_capture.analyze.libraries import HABITS, known_by_habits
 from tests import stacks
-from tests.live import free_port
+from tests.live import agent, free_port
 from tests.test_library_fixes import TYPE_LENGTH, _session
 from tests.test_stacks_live import stack  # noqa: F401  (the fixture)
 
-#: (HABITS key, rule) -> (the stack whose client.py triggers it, the script there that applies the fix)
+#: (HABITS key, rule) -> the stack whose client.py triggers it and whose fixed*.py apply the fix
 VERIFIED = {
-    ("fasta2a", "poll-terminal"): ("fasta2a", "fixed"),
-    ("fasta2a", "method-version-mismatch"): ("fasta2a", "fixed_v1"),
-    ("python-a2a", "card-path"): ("python_a2a", "fixed"),
-    ("python-a2a", "interface-undeclared"): ("python_a2a", "fixed"),
-    ("python-a2a", "method-version-mismatch"): ("python_a2a", "fixed"),
-    ("python-a2a", "connection-per-request"): ("python_a2a", "fixed"),
+    ("fasta2a", "poll-terminal"): "fasta2a",
+    ("fasta2a", "method-version-mismatch"): "fasta2a",
+    ("fasta2a", "interface-undeclared"): "fasta2a",
+    ("python-a2a", "card-path"): "python_a2a",
+    ("python-a2a", "interface-undeclared"): "python_a2a",
+    ("python-a2a", "method-version-mismatch"): "python_a2a",
+    ("python-a2a", "connection-per-request"): "python_a2a",
 }
-#: the stack whose agent each stack's client and fixed scripts talk to: python-a2a's own agent does not
-#: answer message/send at the url its card declares (it serves 0.1's tasks/send at /tasks/send), so its
-#: client is recorded in front of a2a-sdk 0.3's, which also serves the card at 0.2's path: client.py
-#: gets a card there and makes every mistake its own session makes, the guesses then answered 404
-AGENT = {"fasta2a": "fasta2a", "python_a2a": "a2a_sdk_03"}
+LIBRARY = {"fasta2a": "fasta2a", "python_a2a": "python-a2a"}
+#: (stack, the agent its client.py and fixed scripts are recorded in front of: a stack's own, or REVIEWER,
+#: a2a-sdk 1.3's reference agent of tests/agents.py) -> {fixed script: the rules it leaves no finding of}.
+#: fasta2a's client is wrong on a strict agent in more ways than on its own lenient one. python-a2a's own
+#: agent does not answer message/send at the url its card declares (it serves 0.1's tasks/send at
+#: /tasks/send), so its client is recorded in front of a2a-sdk 0.3's, which also serves the card at 0.2's
+#: path: client.py gets a card there and makes every mistake its own session makes, its guesses answered 404
+REVIEWER = "reviewer"
+RUNS = {
+    ("fasta2a", "fasta2a"): {"fixed": {"poll-terminal"}, "fixed_v1": {"poll-terminal", "method-version-mismatch"}},
+    ("fasta2a", REVIEWER): {"fixed_v1": {"method-version-mismatch", "interface-undeclared"}},
+    ("python_a2a", "a2a_sdk_03"): {"fixed": {"card-path", "interface-undeclared", "method-version-mismatch",
+                                             "connection-per-request"}},
+}
+
+
+def test_every_hint_is_applied_by_a_run():
+    applied = {(LIBRARY[name], rule) for (name, _), scripts in RUNS.items() for rules in scripts.values()
+               for rule in rules}
+    assert applied == set(VERIFIED)
+    assert {(LIBRARY[name], name) for (name, _) in RUNS} == {(library, name) for (library, _), name in VERIFIED.items()}
+
 
 REQUESTS = [("User-Agent", "python-requests/2.34.2"), ("Accept-Encoding", "gzip, deflate"), ("Accept", "*/*"),
             ("Connection", "keep-alive"), ("Content-Type", "application/json"), ("Content-Length", "99")]
@@ -68,22 +86,18 @@ def test_a_card_fetch_is_known_by_its_headers(library, headers):
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("name", sorted(AGENT))
-def test_each_hinted_change_leaves_no_finding(tmp_path, stack, name):  # noqa: F811
-    name = stack(name)
-    fixes = {}  # script -> the rules it fixes
-    for (_, rule), (where, script) in VERIFIED.items():
-        if where == name:
-            fixes.setdefault(script, set()).add(rule)
-    [library] = {library for (library, _), (where, _) in VERIFIED.items() if where == name}
-    with stacks.agent(stack(AGENT[name]), free_port()) as upstream:
-        before, _ = _session(tmp_path, name, "client", [upstream])
-        after = {script: _session(tmp_path, name, script, [upstream]) for script in fixes}
+@pytest.mark.parametrize(("name", "upstream"), sorted(RUNS))
+def test_each_hinted_change_leaves_no_finding(tmp_path, stack, name, upstream):  # noqa: F811
+    name, fixes = stack(name), RUNS[(name, upstream)]
+    running = agent(REVIEWER, skill_modes=True) if upstream == REVIEWER else stacks.agent(stack(upstream), free_port())
+    with running as url:
+        before, _ = _session(tmp_path, name, "client", [url])
+        after = {script: _session(tmp_path, name, script, [url]) for script in fixes}
     fired = {finding.rule for finding in before.findings}
     for rule in set().union(*fixes.values()):
         found = [f for f in before.findings if f.rule == rule]
-        assert found, f"{name}'s client.py no longer triggers {rule}"
-        assert all(f"with {HABITS[library].name}: " in f.message for f in found), found
+        assert found, f"{name}'s client.py no longer triggers {rule} in front of {upstream}"
+        assert all(f"with {HABITS[LIBRARY[name]].name}: " in f.message for f in found), found
     for script, (analysis, printed) in after.items():
         assert printed.get("task") and (printed.get("answers") or printed.get("reply")), (script, printed)
         left = {finding.rule for finding in analysis.findings}

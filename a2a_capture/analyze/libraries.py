@@ -160,8 +160,14 @@ HABITS: dict[str, KnownByHabits] = {
         "method-version-mismatch": "its methods spell every call in 0.3 whatever the card declares (`message/send`, "
                                    "`message/stream`, `tasks/get` are fixed in them): to a 1.0 interface, post the "
                                    "1.0 name with `A2A-Version: 1.0` through the client's own `http_client` "
-                                   "(`client.http_client.post('/', json={'jsonrpc': '2.0', 'id': ..., 'method': "
-                                   "'SendMessage', 'params': ...}, headers={'A2A-Version': '1.0'})`)",
+                                   "(`client.http_client.post(url, json={'jsonrpc': '2.0', 'id': ..., 'method': "
+                                   "'SendMessage', 'params': ...}, headers={'A2A-Version': '1.0'})`, `url` the "
+                                   "interface's)",
+        "interface-undeclared": "its methods post to `/` under the interface's url, which httpx (its base URL) "
+                                "ends with a slash: `/a2a/jsonrpc/` for `/a2a/jsonrpc`; post to the url as the card "
+                                "states it through the client's `http_client` (`client.http_client.post("
+                                "card['supported_interfaces'][0]['url'], ...)`: an absolute URL is not joined to "
+                                "the base)",
     }),
     # python-a2a's A2AClient (recorded from 0.5.10): `requests.post(json=...)` of a dict literal, `jsonrpc` first,
     # id 1, its own Content-Type header before requests' Content-Length, and that Content-Type on its card GETs

@@ -4,8 +4,9 @@ stack's venv.
     python fixed_v1.py BASE_URL
 
 fasta2a's A2AClient fixes 0.3's names in its methods, so the calls to the 1.0 interface the card
-declares go through the client's own `http_client` (its base URL is that interface's): 1.0 names
-(SendStreamingMessage, SendMessage), 1.0 enums, `A2A-Version: 1.0`. The stream's events carry the
+declares go through the client's own `http_client`: 1.0 names (SendStreamingMessage, SendMessage), 1.0
+enums, `A2A-Version: 1.0`, posted to the interface's url as the card states it (its methods post `/` under
+a base URL httpx ends with a slash: `/a2a/jsonrpc/` for `/a2a/jsonrpc`). The stream's events carry the
 task's state (1.0's TASK_STATE_COMPLETED), so it is not polled. Prints {"task": id, "answers": [...]}.
 """
 
@@ -30,9 +31,9 @@ def request(method: str, text: str) -> dict:
 
 
 async def session(base: str) -> dict:
-    client = A2AClient(fetch_card(base), http_client=httpx.AsyncClient(timeout=30))      # card
-    events = []
-    async with client.http_client.stream("POST", "/", json=request("SendStreamingMessage", "run"),
+    card = fetch_card(base)                                                            # card
+    client, url = A2AClient(card, http_client=httpx.AsyncClient(timeout=30)), card["supported_interfaces"][0]["url"]
+    async with client.http_client.stream("POST", url, json=request("SendStreamingMessage", "run"),
                                          headers=V1) as response:                      # SendStreamingMessage
         events = [json.loads(line[6:]) async for line in response.aiter_lines() if line.startswith("data: ")]
     results = [event["result"] for event in events]
@@ -40,10 +41,10 @@ async def session(base: str) -> dict:
     states = [(result.get("statusUpdate") or result.get("task"))["status"]["state"] for result in results
               if "statusUpdate" in result or "task" in result]
     answers = [sorted(result) for result in results]
-    sent = await client.http_client.post("/", json=request("SendMessage", "question"), headers=V1)  # SendMessage
+    sent = await client.http_client.post(url, json=request("SendMessage", "question"), headers=V1)  # SendMessage
     answers.append(sorted(sent.json()["result"]))
     if states[-1] not in TERMINAL:
-        answers.append(sorted((await client.http_client.post("/", headers=V1, json={
+        answers.append(sorted((await client.http_client.post(url, headers=V1, json={
             "jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": "GetTask", "params": {"id": task}})).json()))
     await client.http_client.aclose()
     return {"task": task, "answers": answers}
