@@ -488,7 +488,7 @@ def _head_event(conn: h11.Connection, wire: list[bytes], fail: Fail):
     try:
         return conn.next_event()
     except h11.RemoteProtocolError as error:
-        raise fail(f"a valid HTTP/1.1 head ({error})", 0, None) from None
+        raise fail("a valid HTTP/1.1 head", 0, str(error)) from None  # h11 quotes the line: shown clipped
 
 
 def _kept_headers(event, written: list[bytes]) -> list[tuple[str, str]]:
