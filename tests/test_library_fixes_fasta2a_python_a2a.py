@@ -25,6 +25,7 @@ VERIFIED = {
     ("python-a2a", "interface-undeclared"): "python_a2a",
     ("python-a2a", "method-version-mismatch"): "python_a2a",
     ("python-a2a", "connection-per-request"): "python_a2a",
+    ("python-a2a", "card-redirect"): "python_a2a",
 }
 LIBRARY = {"fasta2a": "fasta2a", "python_a2a": "python-a2a"}
 #: (stack, the agent its client.py and fixed scripts are recorded in front of: a stack's own, or REVIEWER,
@@ -32,13 +33,16 @@ LIBRARY = {"fasta2a": "fasta2a", "python_a2a": "python-a2a"}
 #: fasta2a's client is wrong on a strict agent in more ways than on its own lenient one. python-a2a's own
 #: agent does not answer message/send at the url its card declares (it serves 0.1's tasks/send at
 #: /tasks/send), so its client is recorded in front of a2a-sdk 0.3's, which also serves the card at 0.2's
-#: path: client.py gets a card there and makes every mistake its own session makes, its guesses answered 404
+#: path: client.py gets a card there and makes every mistake its own session makes, its guesses answered 404;
+#: in front of the reference agent it finds no card (one guess redirected), so nothing after is judged
 REVIEWER = "reviewer"
+REVIEWER_03 = "reviewer-v03"  # with a 0.3 interface too (a2a-sdk's 0.3 compatibility): python-a2a's fixed.py speaks 0.3
 RUNS = {
     ("fasta2a", "fasta2a"): {"fixed": {"poll-terminal"}, "fixed_v1": {"poll-terminal", "method-version-mismatch"}},
     ("fasta2a", REVIEWER): {"fixed_v1": {"method-version-mismatch", "interface-undeclared"}},
     ("python_a2a", "a2a_sdk_03"): {"fixed": {"card-path", "interface-undeclared", "method-version-mismatch",
                                              "connection-per-request"}},
+    ("python_a2a", REVIEWER_03): {"fixed": {"card-path", "card-redirect"}},
 }
 
 
@@ -89,7 +93,8 @@ def test_a_card_fetch_is_known_by_its_headers(library, headers):
 @pytest.mark.parametrize(("name", "upstream"), sorted(RUNS))
 def test_each_hinted_change_leaves_no_finding(tmp_path, stack, name, upstream):  # noqa: F811
     name, fixes = stack(name), RUNS[(name, upstream)]
-    running = agent(REVIEWER, skill_modes=True) if upstream == REVIEWER else stacks.agent(stack(upstream), free_port())
+    running = agent(REVIEWER, skill_modes=True, v03=upstream == REVIEWER_03) if upstream.startswith(REVIEWER) \
+        else stacks.agent(stack(upstream), free_port())
     with running as url:
         before, _ = _session(tmp_path, name, "client", [url])
         after = {script: _session(tmp_path, name, script, [url]) for script in fixes}

@@ -182,6 +182,9 @@ HABITS: dict[str, KnownByHabits] = {
                      "/a2a/agent.json as it is made (`_fetch_agent_card`; no argument changes them): for a 0.3 or "
                      "1.0 agent make no A2AClient, and read the card at /.well-known/agent-card.json "
                      "(`requests.Session().get(f'{url}/.well-known/agent-card.json').json()`)",
+        "card-redirect": "the redirect answered one of the card paths `A2AClient(url)` guesses as it is made "
+                         "(`_fetch_agent_card`: /agent.json, which requests follows): for a 0.3 or 1.0 agent make "
+                         "no A2AClient, and read the card at /.well-known/agent-card.json only",
         "interface-undeclared": "`client.send_message(...)` posts tasks/send to `{url}/tasks/send`, then "
                                 "`{url}/a2a/tasks/send` and more guesses, before anything to the url itself, "
                                 "whatever the card declares (`send_message`, `_send_task`): post to the card's `url` "

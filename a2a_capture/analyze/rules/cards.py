@@ -8,6 +8,7 @@ import re
 from a2a_capture.a2a.cards import split_url
 from a2a_capture.analyze.depends import CARD_FETCH
 from a2a_capture.analyze.findings import Hit, rule
+from a2a_capture.analyze.libraries import library_fix
 
 #: a card larger than this is suspicious; real cards are a few kilobytes
 MAX_CARD_BYTES = 256 * 1024
@@ -80,7 +81,8 @@ anchor of the card to another location.""",
 )
 def card_redirect(call, session):
     if call.kind == "card" and call.status in (301, 302, 303, 307, 308):
-        yield Hit(f"the card fetch was answered {call.status} to {call.response_header('location') or '?'}")
+        yield Hit(f"the card fetch was answered {call.status} to {call.response_header('location') or '?'}"
+                  f"{library_fix(call, 'card-redirect', session)}")
 
 
 @rule(
