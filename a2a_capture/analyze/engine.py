@@ -416,8 +416,8 @@ class _Plan:
             if rule.depends is not None:
                 groups.setdefault(rule.depends, set()).add(rule.id)
         self.memos = [_Memo(Key(depends), frozenset(ids)) for depends, ids in groups.items()]
-        #: the plan's rules left once the declarations skipped are (a flag for each memo) are left out: worked
-        #: out once for each way of skipping
+        #: the plan's rules without those of the memos a call skips, by which it skips (a flag for each memo):
+        #: worked out once for each way of skipping
         self._by_skipped: dict[tuple[bool, ...], list[Rule]] = {}
 
     def forget(self) -> None:
