@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import json
 import re
 import secrets
 from urllib.parse import quote_plus, unquote_plus
 
 from a2a_capture import nesting
+from a2a_capture.capture.body import FileBody, Spill, pieces, whole
 from a2a_capture.redact import names
 from a2a_capture.redact.policy import Policy, active
 from a2a_capture.redact.scanner import MARKER, Scanner
@@ -35,6 +37,8 @@ _STRING_TOKEN = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"(?P<colon>\s*:)?')
 _FORM = re.compile(r"[\w.~%+*-]+=[^&\s]*(?:&[\w.~%+*-]+=[^&\s]*)*")
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 #: an object of one of these types is an API key scheme: its `value` is the key
+#: how much of a stream kept in its file is masked at once: its frames, parsed, take some 30 times that
+_WINDOW = 1 << 18
 _APIKEY_TYPES = frozenset({"apikey", "api-key", "api_key", "apiKey", "APIKEY", "API_KEY"})
 
 
@@ -165,19 +169,23 @@ class Redactor:
 
     # -- bodies ------------------------------------------------------------------------------
 
-    def message(self, headers: list[tuple[str, str]], body: bytes,
-                notes: list[str]) -> tuple[list[tuple[str, str]], bytes, list[str]]:
+    def message(self, headers: list[tuple[str, str]], body: bytes | FileBody,
+                notes: list[str]) -> tuple[list[tuple[str, str]], bytes | FileBody, list[str]]:
         """A message's body redacted: a compressed one is decoded first and kept decoded if a
         secret was in it; one that does not decode as its `Content-Encoding` says is masked
-        whole. ``notes`` gets what the capture should say about it."""
+        whole. A stream kept in its file (capture/body.py) is masked a window of frames at a
+        time into a file of its own. ``notes`` gets what the capture should say about it."""
         if not body:
             return headers, body, []
         encoding = next((value for name, value in headers if name.lower() == "content-encoding"), "")
         content_type = _content_type(headers)
         codings = [part.strip().lower() for part in encoding.split(",") if part.strip()]
         if not codings or all(coding == "identity" for coding in codings):
-            body, removed = self.body(body, content_type, notes)
+            if isinstance(body, FileBody) and _is_stream(body, content_type):
+                return (headers, *self._kept_stream(body, notes))
+            body, removed = self.body(whole(body), content_type, notes)
             return headers, body, removed
+        body = whole(body)
         from a2a_capture.capture.encoding import decode_content
 
         plain = [(n, v) for n, v in headers if n.lower() != "content-encoding"]
@@ -200,7 +208,7 @@ class Redactor:
         if not body:
             return body, []
         notes = notes if notes is not None else []
-        if content_type == "text/event-stream" or (not content_type and body.lstrip()[:5] in (b"data:", b"event")):
+        if _is_stream(body, content_type):
             return self._stream(body, notes)
         head = body.lstrip(b" \t\r\n\xef\xbb\xbf")[:1]
         if head in (b"{", b"["):
@@ -224,6 +232,27 @@ class Redactor:
             return body, []
         self.found += [("body text", kind) for kind in kinds]
         return cleaned.encode("utf-8", "surrogateescape"), [f"body text ({', '.join(dict.fromkeys(kinds))})"]
+
+    def _kept_stream(self, body: FileBody, notes: list[str],
+                     piece: int = _WINDOW) -> tuple[bytes | FileBody, list[str]]:
+        """A stream too long to hold, masked as ``_stream`` masks one, a window of whole frames at a
+        time (memory: a window and its longest frame), written to a file of its own; the body as it
+        was when nothing in it is secret. Each value is masked where the policy finds it in its
+        window's frames; a note said of several windows is said once."""
+        spill, changed, removed, said = Spill(), False, {}, len(notes)
+        start, held = spill.start(), b""
+        for part in itertools.chain(pieces(body, piece), [None]):  # None: the end, where the rest is the last frame
+            held = held + part if part is not None else held
+            cut = _last_frame_end(held) if part is not None else len(held)
+            if not cut:
+                continue
+            frames, held = held[:cut], held[cut:]
+            cleaned, gone = self._stream(frames, notes)
+            changed = changed or cleaned is not frames
+            removed.update(dict.fromkeys(gone))
+            spill.write(cleaned)
+        notes[said:] = dict.fromkeys(notes[said:])
+        return (spill.body(start), list(removed)) if changed else (body, [])
 
     def _stream(self, body: bytes, notes: list[str]) -> tuple[bytes, list[str]]:
         """SSE: each frame's data (its `data:` lines joined) read as JSON where it is JSON, the
@@ -400,3 +429,25 @@ def _content_type(headers: list[tuple[str, str]]) -> str:
         if name.lower() == "content-type":
             return value.split(";")[0].strip().lower()
     return ""
+
+
+#: where SSE frames end (the separators ``Redactor._stream`` splits a stream at)
+_FRAME_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+
+
+def _is_stream(body: bytes | FileBody, content_type: str) -> bool:
+    if content_type == "text/event-stream":
+        return True
+    start = body if isinstance(body, bytes) else body.part(0, 1024).read()
+    return not content_type and start.lstrip()[:5] in (b"data:", b"event")
+
+
+def _last_frame_end(held: bytes) -> int:
+    """Where the last frame separator in ``held`` ends, 0 when none is surely whole: one that ends in
+    the last three bytes may be the start of a longer one (``\r\n\r`` and then ``\n``). ``held``
+    starts where a frame starts, so the separators found are those a scan of the whole body finds."""
+    end = 0
+    for match in _FRAME_END.finditer(held):
+        if match.end() <= len(held) - 3:
+            end = match.end()
+    return end
