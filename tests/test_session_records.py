@@ -38,6 +38,7 @@ def _read_alike(paths) -> set:
             assert held.url == _fetch_url(held.fetch, held.extended)
         assert record.ok is call.ok
         assert record.answered is (call.status is not None)
+        assert record.label == call.label  # made of its number, as the exchange names itself
         assert (call.kind in A2A_KINDS) is call.is_a2a
         assert record.view == (view_of(call) if call.operation == "GetTask" else None)
         kinds.add(call.kind)

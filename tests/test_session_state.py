@@ -66,7 +66,7 @@ def test_a_session_of_distinct_tasks_keeps_a_few_hundred_bytes_a_task():
 
 def test_a_task_s_first_end_stays_its_first_whatever_is_seen_after():
     session = Session()
-    one, two, three = (Seen("f", str(n), n, "http://a:1", "GetTask", "/", "POST", None, True, True) for n in (1, 2, 3))
+    one, two, three = (Seen("f", n, n, "http://a:1", "GetTask", "/", "POST", None, True, True) for n in (1, 2, 3))
     session._see([("t", "TASK_STATE_WORKING")], one)
     assert session.ended("t") is None and session.task("t").call is one
     session._see([("t", "TASK_STATE_COMPLETED")], two)

@@ -27,16 +27,20 @@ _MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)")
 _REWROTE = re.compile(r"a2a-capture rewrote the card's interface (\S+) to (\S+) ")
 
 
-class Seen(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Seen:
     """An earlier exchange as findings cite it: where it is and what it was, not its bodies.
 
-    A named tuple, read by its names: fixed once made, and made for every exchange at a quarter
-    of a frozen dataclass's cost."""
+    One is kept for every exchange a later call may cite (every task's latest, every message sent),
+    so it is a slotted frozen record of what the rules read and no more: its exchange's number, not
+    the label made of it (``label``), which a record would keep as a string of its own."""
 
     file: str
-    label: str
+    #: the exchange's number in its file (``label``: how findings name it)
+    number: int
     line: int | None
     agent: str | None
+    #: the A2A operation, else the call's kind (``"webhook"``: an exchange the client received)
     operation: str | None
     path: str
     method: str
@@ -46,10 +50,15 @@ class Seen(NamedTuple):
     #: GetTask: the view of the task it asked for (historyLength)
     view: object = None
 
+    @property
+    def label(self) -> str:
+        """The exchange as findings name it (``Exchange.label``)."""
+        return f"webhook {self.number}" if self.operation == "webhook" else str(self.number)
+
 
 def seen(call: Call) -> Seen:
     operation = call.operation
-    return Seen(call.file, call.label, call.line, call.agent, operation or call.kind, call.path, call.method,
+    return Seen(call.file, call.number, call.line, call.agent, operation or call.kind, call.path, call.method,
                 call.started, call.ok, call.status is not None, view_of(call) if operation == "GetTask" else None)
 
 
@@ -152,8 +161,10 @@ class HeldCopy:
                         alone=self.alone)
 
 
-class TaskSeen(NamedTuple):
-    """A state the client saw a task in (a named tuple: one is kept for every task seen)."""
+@dataclass(frozen=True, slots=True)
+class TaskSeen:
+    """A state the client saw a task in: one is kept for every task seen, so a slotted frozen record
+    (a third smaller than a named tuple of the same two)."""
 
     state: str
     call: Seen  # the exchange that showed this state
