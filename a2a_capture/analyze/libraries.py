@@ -241,7 +241,7 @@ def known_by_habits(call) -> str | None:
         return _known_by_card_headers(call)
     if call.kind != "jsonrpc" or not isinstance(body, dict) or not body:
         return None
-    product, first_key = (call.header("user-agent") or "").split("/", 1)[0].lower(), next(iter(body))
+    product, first_key = _product(call), next(iter(body))
     shape = id_shape(body.get("id")) if (product, first_key) in _BY_CLIENT else None
     candidates = [(key, habits) for key, habits in _BY_CLIENT.get((product, first_key), ()) if shape in habits.ids]
     if not candidates:  # the habits read first, the quickest to tell, are no library's
@@ -264,10 +264,15 @@ for _key, _known in HABITS.items():
 
 def _known_by_card_headers(call) -> str | None:
     """The HABITS key of the one library whose card fetches send the call's request headers, in order."""
-    product = (call.header("user-agent") or "").split("/", 1)[0].lower()
+    product = _product(call)
     names = tuple(name.lower() for name, _ in call.headers if name.lower() != "host")
     matches = _BY_CARD_HEADERS.get((product, names), ())
     return matches[0] if len(matches) == 1 else None
+
+
+def _product(call) -> str:
+    """The first product of the call's User-Agent, as HABITS names it (`python-httpx`), or ""."""
+    return (call.header("user-agent") or "").split("/", 1)[0].lower()
 
 
 def _part_marks(message) -> frozenset[str] | None:
