@@ -5,27 +5,16 @@ it must keep (its id, its message's id), however many tasks came before."""
 from __future__ import annotations
 
 import sys
-import tracemalloc
 
-from a2a_capture.analyze.engine import Analyzer
-from tests.test_session_state import _send
+from tests.test_session_state import _send, kept_by_session
 
 N = 2_000
 
 
 def _kept(exchanges) -> int:
     """The bytes a session of these exchanges keeps, once every one is learned."""
-    analyzer = Analyzer(keep_calls=False, keep_findings=False)
-    analyzer.start_file("tasks.http")
-    tracemalloc.start()
-    try:
-        for exchange in exchanges:
-            analyzer.feed(exchange)
-        analyzer.end_file()
-        kept = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
-    assert len(analyzer.session.tasks) == len(exchanges)
+    kept, session = kept_by_session(exchanges)
+    assert len(session.tasks) == len(exchanges)
     return kept
 
 
